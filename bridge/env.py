@@ -1,0 +1,236 @@
+"""The environment base class users subclass, wrappers, and the TimeLimit wrapper."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from bridge import snapshot as _snapshot
+from bridge.errors import ContractError, SpecError, message
+from bridge.spaces import Space
+
+__all__ = ["Env", "Wrapper", "TimeLimit", "StepResult", "DETERMINISM"]
+
+StepResult = Tuple[Any, float, bool, bool, Dict[str, Any]]
+DETERMINISM = ("strong", "weak", "none")
+
+
+def _qualname(obj: object) -> str:
+    cls = type(obj)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+class Env:
+    """A single environment, shaped like a Gymnasium 1.x env.
+
+    Subclasses set ``observation_space`` and ``action_space`` (``bridge.spaces``), implement
+    :meth:`reset` (calling ``super().reset(seed=seed)`` first) and :meth:`step`, and optionally
+    :meth:`get_state` / :meth:`set_state` over the simulation fields, declaring ``determinism``:
+
+    * ``"strong"``: after :meth:`restore_state`, the same actions replay bit-identically;
+    * ``"weak"``: replay matches only until the first RNG draw;
+    * ``"none"``: no snapshots (the default; :meth:`clone_state` raises).
+    """
+
+    observation_space: Space
+    action_space: Space
+    metadata: Dict[str, Any] = {"render_modes": [], "render_fps": None}
+    render_mode: Optional[str] = None
+    determinism: str = "none"
+    spec: Any = None
+
+    _np_random: Optional[np.random.Generator] = None
+    _np_random_seed: Optional[int] = None
+
+    # -- randomness --------------------------------------------------------------------------
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's one Generator; seeded by ``reset(seed=...)``, unseeded until then."""
+        if self._np_random is None:
+            self._np_random = np.random.default_rng()
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._np_random = value
+
+    @property
+    def np_random_seed(self) -> Optional[int]:
+        """The seed of the last seeded reset, or None."""
+        return self._np_random_seed
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+        """Start an episode. Subclasses call ``super().reset(seed=seed)`` and return (obs, info)."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise SpecError(message("reset seed", "be a non-negative int or None", seed, "Pass e.g. seed=0"))
+            self._np_random = np.random.default_rng(int(seed))
+            self._np_random_seed = int(seed)
+        return None  # type: ignore[return-value]
+
+    def step(self, action: Any) -> StepResult:
+        """Advance one step: ``(observation, reward, terminated, truncated, info)``."""
+        raise NotImplementedError(f"{type(self).__name__}.step is not implemented")
+
+    def render(self) -> Any:
+        """Render in ``self.render_mode`` (``"rgb_array"``: uint8 HWC array; ``"ansi"``: str)."""
+        return None
+
+    def close(self) -> None:
+        """Release resources; safe to call twice."""
+
+    def __enter__(self) -> "Env":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def unwrapped(self) -> "Env":
+        return self
+
+    # -- snapshots ---------------------------------------------------------------------------
+    def get_state(self) -> Any:
+        """Simulation fields only, as plain data (no RNG: the base class adds it)."""
+        raise NotImplementedError
+
+    def set_state(self, state: Any) -> None:
+        """Inverse of :meth:`get_state`."""
+        raise NotImplementedError
+
+    def _snapshot_unsupported(self) -> bool:
+        return self.determinism == "none" or type(self).get_state is Env.get_state
+
+    def clone_state(self, *, include_rng: bool = True) -> dict:
+        """A plain-data snapshot: ``get_state()`` plus, by default, the RNG state."""
+        if self._snapshot_unsupported():
+            raise ContractError(
+                message(
+                    f"{type(self).__name__}.clone_state",
+                    "have get_state/set_state and determinism 'strong' or 'weak'",
+                    f"determinism={self.determinism!r}",
+                    "Implement get_state() and set_state() and declare determinism",
+                )
+            )
+        snap = {"class": _qualname(self), "state": self.get_state()}
+        if include_rng:
+            snap["rng"] = _snapshot.rng_state(self.np_random)
+        return snap
+
+    def restore_state(self, snapshot: dict) -> None:
+        """Rewind to a snapshot from :meth:`clone_state` of an env of the same class."""
+        if self._snapshot_unsupported():
+            self.clone_state()  # raises the explanatory error
+        got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
+        if got != _qualname(self):
+            raise ContractError(
+                message("snapshot", f"come from {_qualname(self)}", got, "Restore snapshots only into the env class that made them")
+            )
+        if "rng" in snapshot:
+            _snapshot.set_rng_state(self.np_random, snapshot["rng"])
+        self.set_state(snapshot["state"])
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class Wrapper(Env):
+    """Forwards everything to ``env``; subclasses override what they change."""
+
+    def __init__(self, env: Env) -> None:
+        if not isinstance(env, Env):
+            raise SpecError(message("Wrapper env", "be a bridge.Env", type(env).__name__, "Wrap a bridge.Env"))
+        self.env = env
+        self.observation_space = env.observation_space
+        self.action_space = env.action_space
+
+    metadata = property(lambda self: self.env.metadata)  # type: ignore[assignment]
+    render_mode = property(lambda self: self.env.render_mode)  # type: ignore[assignment]
+    determinism = property(lambda self: self.env.determinism)  # type: ignore[assignment]
+
+    @property
+    def np_random(self) -> np.random.Generator:  # type: ignore[override]
+        return self.env.np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self.env.np_random = value
+
+    @property
+    def np_random_seed(self) -> Optional[int]:  # type: ignore[override]
+        return self.env.np_random_seed
+
+    @property
+    def unwrapped(self) -> Env:
+        return self.env.unwrapped
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> StepResult:
+        return self.env.step(action)
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+    def get_state(self) -> Any:
+        return None
+
+    def set_state(self, state: Any) -> None:
+        pass
+
+    def clone_state(self, *, include_rng: bool = True) -> dict:
+        return {"class": _qualname(self), "state": self.get_state(), "env": self.env.clone_state(include_rng=include_rng)}
+
+    def restore_state(self, snapshot: dict) -> None:
+        got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
+        if got != _qualname(self):
+            raise ContractError(
+                message("snapshot", f"come from {_qualname(self)}", got, "Restore snapshots only into the wrapper stack that made them")
+            )
+        self.env.restore_state(snapshot["env"])
+        self.set_state(snapshot["state"])
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "env":
+            raise AttributeError(name)
+        return getattr(self.env, name)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}{self.env!r}>"
+
+
+class TimeLimit(Wrapper):
+    """Truncates an episode after ``max_episode_steps`` steps; termination wins on the cap step."""
+
+    def __init__(self, env: Env, max_episode_steps: int) -> None:
+        ok = isinstance(max_episode_steps, (int, np.integer)) and not isinstance(max_episode_steps, bool)
+        if not ok or max_episode_steps < 1:
+            raise SpecError(
+                message("TimeLimit max_episode_steps", "be an int >= 1", max_episode_steps, "Pass e.g. 100")
+            )
+        super().__init__(env)
+        self.max_episode_steps = int(max_episode_steps)
+        self.elapsed_steps = 0
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+        self.elapsed_steps = 0
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> StepResult:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.elapsed_steps += 1
+        if self.elapsed_steps >= self.max_episode_steps and not terminated:
+            truncated = True
+        return obs, reward, terminated, truncated, info
+
+    def get_state(self) -> Any:
+        return {"elapsed_steps": self.elapsed_steps}
+
+    def set_state(self, state: Any) -> None:
+        self.elapsed_steps = int(state["elapsed_steps"])

@@ -1,0 +1,60 @@
+"""The exceptions envbridge raises.
+
+Every message reads ``<subject> must <expectation>, got <actual>. <fix>.`` so a user can act on it
+without reading our source. :func:`message` builds that sentence; callers build, then raise.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BridgeError",
+    "SpecError",
+    "ContractError",
+    "ConversionError",
+    "MissingDependencyError",
+    "message",
+    "statement",
+]
+
+
+class BridgeError(Exception):
+    """Base class of every error envbridge raises on purpose."""
+
+
+class SpecError(BridgeError, ValueError):
+    """A space, spec or argument is malformed (raised at construction time)."""
+
+
+class ContractError(BridgeError, RuntimeError):
+    """An environment broke the API contract at run time (bad action, bad step output, misuse)."""
+
+
+class ConversionError(BridgeError, TypeError):
+    """A space or value cannot be expressed losslessly by a target runtime."""
+
+
+class MissingDependencyError(BridgeError, ImportError):
+    """An optional framework is not installed; the message carries the pip command."""
+
+
+def message(subject: str, expectation: str, actual: object, fix: str) -> str:
+    """Format the house error sentence.
+
+    Args:
+        subject: what is wrong, e.g. ``"Box low"`` or ``"observation['pos']"``.
+        expectation: what it must be, without the word "must".
+        actual: the offending value; strings are used verbatim, anything else through ``repr``.
+        fix: what the user should do, one sentence (a final period is added if missing).
+    """
+    return f"{statement(subject, expectation, actual)} {_sentence(fix)}"
+
+
+def statement(subject: str, expectation: str, actual: object) -> str:
+    """The first half of :func:`message`: ``<subject> must <expectation>, got <actual>.``"""
+    shown = actual if isinstance(actual, str) else repr(actual)
+    return f"{subject} must {expectation}, got {shown}."
+
+
+def _sentence(text: str) -> str:
+    text = text.rstrip()
+    return text if text.endswith((".", "?", "!")) else text + "."

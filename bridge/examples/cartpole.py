@@ -1,0 +1,113 @@
+"""CartPole with the classic dynamics, as a scalar Env and as a numpy-batched VectorEnv."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from bridge import spaces
+from bridge.env import Env
+from bridge.vector import VectorEnv, _check_mode
+
+# Classic constants (Barto, Sutton & Anderson; identical to Gym's CartPole-v1)
+GRAVITY, CART_MASS, POLE_MASS, HALF_LENGTH, FORCE_MAG, TAU = 9.8, 1.0, 0.1, 0.5, 10.0, 0.02
+TOTAL_MASS = CART_MASS + POLE_MASS
+POLE_MASS_LENGTH = POLE_MASS * HALF_LENGTH
+THETA_LIMIT = 12 * 2 * np.pi / 360
+X_LIMIT = 2.4
+_HIGH = np.array([X_LIMIT * 2, np.finfo(np.float32).max, THETA_LIMIT * 2, np.finfo(np.float32).max], dtype=np.float32)
+
+
+def dynamics(state: np.ndarray, force: Union[float, np.ndarray]) -> np.ndarray:
+    """One Euler step of the cart-pole; ``state`` is (..., 4) float64 = x, x_dot, theta, theta_dot."""
+    x, x_dot, theta, theta_dot = state[..., 0], state[..., 1], state[..., 2], state[..., 3]
+    cos, sin = np.cos(theta), np.sin(theta)
+    temp = (force + POLE_MASS_LENGTH * theta_dot**2 * sin) / TOTAL_MASS
+    theta_acc = (GRAVITY * sin - cos * temp) / (HALF_LENGTH * (4.0 / 3.0 - POLE_MASS * cos**2 / TOTAL_MASS))
+    x_acc = temp - POLE_MASS_LENGTH * theta_acc * cos / TOTAL_MASS
+    return np.stack(
+        [x + TAU * x_dot, x_dot + TAU * x_acc, theta + TAU * theta_dot, theta_dot + TAU * theta_acc], axis=-1
+    )
+
+
+def fallen(state: np.ndarray) -> Union[bool, np.ndarray]:
+    """True where the cart left the track or the pole tilted past 12 degrees."""
+    return (np.abs(state[..., 0]) > X_LIMIT) | (np.abs(state[..., 2]) > THETA_LIMIT)
+
+
+class CartPole(Env):
+    """Balance a pole: ``Discrete(2)`` push left/right, +1 per step, terminated on a fall.
+
+    Registered as ``envbridge/CartPole-v0`` with a 500-step limit. Strong determinism.
+    """
+
+    determinism = "strong"
+
+    def __init__(self) -> None:
+        self.observation_space = spaces.Box(-_HIGH, _HIGH, (4,), np.float32)
+        self.action_space = spaces.Discrete(2)
+        self.state = np.zeros(4, dtype=np.float64)
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        self.state = self.np_random.uniform(-0.05, 0.05, size=4)
+        return self.state.astype(np.float32), {}
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, dict]:
+        force = FORCE_MAG if int(action) == 1 else -FORCE_MAG
+        self.state = dynamics(self.state, force)
+        return self.state.astype(np.float32), 1.0, bool(fallen(self.state)), False, {}
+
+    def get_state(self) -> dict:
+        return {"state": self.state.copy()}
+
+    def set_state(self, state: dict) -> None:
+        self.state = np.array(state["state"], dtype=np.float64)
+
+
+class CartPoleVector(VectorEnv):
+    """``num_envs`` cart-poles stepped as one numpy batch (no per-env Python loop).
+
+    Same dynamics as :class:`CartPole`, truncation at ``max_episode_steps``, either autoreset mode.
+    The batch shares one Generator, seeded by ``reset(seed=int)``.
+    """
+
+    def __init__(self, num_envs: int = 16, max_episode_steps: int = 500, autoreset_mode: str = "next-step") -> None:
+        self.num_envs = int(num_envs)
+        self.max_episode_steps = int(max_episode_steps)
+        self.autoreset_mode = _check_mode(autoreset_mode)
+        self.single_observation_space = spaces.Box(-_HIGH, _HIGH, (4,), np.float32)
+        self.single_action_space = spaces.Discrete(2)
+        self.state = np.zeros((self.num_envs, 4), dtype=np.float64)
+        self.steps = np.zeros(self.num_envs, dtype=np.int64)
+        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+
+    def reset(self, *, seed: Union[None, int, Sequence[int]] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        self.state = self.np_random.uniform(-0.05, 0.05, size=(self.num_envs, 4))
+        self.steps[:] = 0
+        self._needs_reset[:] = False
+        return self.state.astype(np.float32), {}
+
+    def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        force = np.where(np.asarray(actions) == 1, FORCE_MAG, -FORCE_MAG)
+        self.state = dynamics(self.state, force)
+        self.steps += 1
+        terminated = fallen(self.state)
+        truncated = (self.steps >= self.max_episode_steps) & ~terminated
+        rewards = np.ones(self.num_envs, dtype=np.float64)
+        infos: dict = {}
+        restart = self._needs_reset if self.autoreset_mode == "next-step" else terminated | truncated
+        if self.autoreset_mode == "next-step":
+            rewards[restart] = 0.0
+            terminated[restart] = False
+            truncated[restart] = False
+        else:
+            infos = {"final_obs": self.state.astype(np.float32), "_final_obs": restart.copy()}
+        if restart.any():
+            self.state[restart] = self.np_random.uniform(-0.05, 0.05, size=(int(restart.sum()), 4))
+            self.steps[restart] = 0
+        if self.autoreset_mode == "next-step":
+            self._needs_reset = terminated | truncated
+        return self.state.astype(np.float32), rewards, terminated, truncated, infos

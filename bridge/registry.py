@@ -1,0 +1,86 @@
+"""A small registry: ``register(id, entry_point)`` and ``make(id, **kwargs)``."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from typing import Any, Callable, Dict, Optional, Union
+
+from bridge.env import Env, TimeLimit
+from bridge.errors import SpecError, message
+
+__all__ = ["EnvSpec", "register", "make", "spec", "registry", "load_entry_point"]
+
+EntryPoint = Union[str, Callable[..., Env]]
+
+
+class EnvSpec:
+    """How to build a registered env: entry point, default kwargs and an optional step cap."""
+
+    def __init__(self, id: str, entry_point: EntryPoint, max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None) -> None:
+        self.id = id
+        self.entry_point = entry_point
+        self.max_episode_steps = max_episode_steps
+        self.kwargs = dict(kwargs or {})
+
+    def make(self, **kwargs: Any) -> Env:
+        factory = load_entry_point(self.entry_point)
+        env = factory(**{**self.kwargs, **kwargs})
+        if not isinstance(env, Env):
+            raise SpecError(
+                message(f"entry point of {self.id!r}", "return a bridge.Env", type(env).__name__, "Return an instance of a bridge.Env subclass")
+            )
+        env.unwrapped.spec = self
+        if self.max_episode_steps is not None:
+            env = TimeLimit(env, self.max_episode_steps)
+        return env
+
+    def __repr__(self) -> str:
+        return f"EnvSpec({self.id!r}, {self.entry_point!r}, max_episode_steps={self.max_episode_steps})"
+
+
+registry: Dict[str, EnvSpec] = {}
+
+
+def load_entry_point(entry_point: EntryPoint) -> Callable[..., Any]:
+    """Resolve ``"package.module:Attr"`` (or return a callable unchanged)."""
+    if callable(entry_point):
+        return entry_point
+    if not isinstance(entry_point, str) or entry_point.count(":") != 1:
+        raise SpecError(message("entry_point", "be a callable or 'module:attr'", entry_point, "Pass e.g. 'mypkg.envs:MyEnv'"))
+    module_name, attr = entry_point.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise SpecError(message("entry_point module", "be importable", module_name, f"Check the spelling or install it ({e})")) from e
+    try:
+        target = module
+        for part in attr.split("."):
+            target = getattr(target, part)
+    except AttributeError as e:
+        raise SpecError(message(f"entry_point attribute of {module_name}", "exist", attr, "Check the name after the colon")) from e
+    return target
+
+
+def register(id: str, entry_point: EntryPoint, max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None) -> EnvSpec:
+    """Register an env under ``id`` (re-registering replaces the previous spec)."""
+    if not isinstance(id, str) or not id:
+        raise SpecError(message("env id", "be a non-empty str", id, "Pass e.g. 'myorg/MyEnv-v0'"))
+    if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) or max_episode_steps < 1):
+        raise SpecError(message("max_episode_steps", "be an int >= 1 or None", max_episode_steps, "Pass e.g. 100"))
+    registry[id] = EnvSpec(id, entry_point, max_episode_steps, kwargs)
+    return registry[id]
+
+
+def spec(id: str) -> EnvSpec:
+    """The :class:`EnvSpec` of ``id``; an unknown id suggests close matches."""
+    if id in registry:
+        return registry[id]
+    close = difflib.get_close_matches(id, list(registry), n=3, cutoff=0.5)
+    hint = f"Did you mean {', '.join(repr(c) for c in close)}?" if close else f"Registered ids: {sorted(registry)}"
+    raise SpecError(message("env id", "be registered", id, hint))
+
+
+def make(id: str, **kwargs: Any) -> Env:
+    """Build the env registered as ``id``, wrapped in TimeLimit when it has a step cap."""
+    return spec(id).make(**kwargs)
