@@ -1,0 +1,34 @@
+"""Helpers shared by the test suites (on the path through pytest's ``pythonpath``)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ERA = os.environ.get("ENVBRIDGE_ERA", "")
+# In an era's tox env these must import; a skip there would hide a broken install.
+ERA_PACKAGES = {
+    "modern": {"gymnasium", "stable_baselines3", "torch"},
+    "legacy": {"gym", "tensorflow", "dreamerv2"},
+}
+
+
+def require(module: str) -> ModuleType:
+    """Import ``module``; skip the test module outside its era, fail inside it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        if module.split(".")[0] in ERA_PACKAGES.get(ERA, set()):
+            pytest.fail(f"{module} must import in tox env {ERA!r}: {e}", pytrace=False)
+        pytest.skip(f"{module} is not installed (not this era)", allow_module_level=True)
+        raise  # unreachable
+
+
+def raises_exactly(error: type, text: str) -> Any:
+    """``pytest.raises`` that asserts the whole message, not a fragment."""
+    return pytest.raises(error, match=f"^{re.escape(text)}$")
