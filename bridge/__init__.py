@@ -10,7 +10,7 @@ import importlib
 from typing import Any
 
 from bridge import spaces
-from bridge.check import Problem, Report, check
+from bridge.checker import Problem, Report, check
 from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import BridgeError, ContractError, ConversionError, MissingDependencyError, SpecError
 from bridge.registry import EnvSpec, make, register, registry

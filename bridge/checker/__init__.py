@@ -90,7 +90,7 @@ PROFILES: Dict[str, Profile] = {}
 
 # target -> (module that registers its profile, pip extra that provides its framework)
 TARGETS: Dict[str, tuple] = {
-    "core": ("bridge.check.core", None),
+    "core": ("bridge.checker.core", None),
     "gymnasium": ("bridge.adapters.gymnasium", "gymnasium"),
     "sb3": ("bridge.adapters.sb3", "sb3"),
     "gym": ("bridge.adapters.gym", "legacy"),

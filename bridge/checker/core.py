@@ -9,7 +9,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from bridge import snapshot as _snapshot
-from bridge.check import Report, register_profile
+from bridge.checker import Report, register_profile
 from bridge.env import DETERMINISM, Env
 from bridge.spaces import Dict, Space, _describe_value
 

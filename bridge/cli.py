@@ -1,0 +1,100 @@
+"""The ``envbridge`` command line: ``demo``, ``train``, ``check`` (and ``conform`` when built).
+
+Each sub-command's work lives with the adapter it needs and is imported only when run, so
+``envbridge --help`` works with numpy alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import List, Optional
+
+from bridge.errors import BridgeError
+
+# sub-command -> "module:function(args) -> exit code"
+_COMMANDS = {
+    "demo": "bridge.adapters.sb3:demo_command",
+    "train sb3": "bridge.adapters.sb3:train_command",
+    "train dreamerv2": "bridge.adapters.dreamerv2:train_command",
+    "check": "bridge.cli:check_command",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="envbridge", description="Write an RL env once; run it on SB3, DreamerV2 and a MATLAB-style facade.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="train SB3 PPO on GridWorld through the export and compare with random play")
+    demo.add_argument("--steps", type=int, default=None, help="PPO timesteps (default: the demo's tuned budget)")
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--out", default="runs/demo", help="folder for the learning curve PNG and the model")
+    demo.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+    train = sub.add_parser("train", help="train an agent on a registered env through an export")
+    runtimes = train.add_subparsers(dest="runtime", required=True)
+    sb3 = runtimes.add_parser("sb3", help="Stable-Baselines3 through to_gymnasium")
+    sb3.add_argument("--algo", default="PPO", choices=["PPO", "A2C", "DQN", "SAC", "TD3"])
+    sb3.add_argument("--env", default="envbridge/GridWorld-v0", help="registered id or module:attr")
+    sb3.add_argument("--steps", type=int, default=20_000)
+    sb3.add_argument("--seed", type=int, default=0)
+    sb3.add_argument("--n-envs", type=int, default=1)
+    sb3.add_argument("--out", default="runs/train")
+    sb3.add_argument("--no-progress", action="store_true")
+    dv2 = runtimes.add_parser("dreamerv2", help="DreamerV2 2.2.0 through to_dreamerv2 (legacy era)")
+    dv2.add_argument("--env", default="envbridge/GridWorld-v0", help="registered id or module:attr")
+    dv2.add_argument("--steps", type=int, default=1_000)
+    dv2.add_argument("--logdir", default="runs/dreamerv2")
+    dv2.add_argument("--config", action="append", default=[], metavar="KEY=VALUE", help="DreamerV2 config override (repeatable)")
+
+    chk = sub.add_parser("check", help="check an env against the core contract and every available export")
+    chk.add_argument("env", help="registered id or module:attr")
+    chk.add_argument("--target", action="append", dest="targets", help="limit to these targets (repeatable)")
+    chk.add_argument("--json", action="store_true", help="print the report as JSON")
+    chk.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def load_env(name: str):  # noqa: ANN201 - returns a bridge.Env
+    """A registered id, or ``module:attr`` naming an Env class, factory or instance."""
+    from bridge.registry import load_entry_point, make, registry
+
+    if name in registry or ":" not in name:
+        return make(name)
+    target = load_entry_point(name)
+    return target() if callable(target) else target
+
+
+def available_targets() -> List[str]:
+    """The export targets whose frameworks import in this interpreter (core always)."""
+    found = ["core"]
+    probes = {"gymnasium": "gymnasium", "sb3": "stable_baselines3", "gym": "gym", "dreamerv2": "dreamerv2", "matlab": None}
+    for target, module in probes.items():
+        if module is None or importlib.util.find_spec(module) is not None:
+            found.append(target)
+    return found
+
+
+def check_command(args: argparse.Namespace) -> int:
+    from bridge.checker import check
+
+    targets = args.targets or available_targets()
+    report = check(load_env(args.env), targets=targets, seed=args.seed)
+    print(report.to_json() if args.json else report)
+    return 0 if report.ok else 1
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    key = f"train {args.runtime}" if args.command == "train" else args.command
+    module_name, func = _COMMANDS[key].split(":")
+    try:
+        return int(getattr(importlib.import_module(module_name), func)(args) or 0)
+    except BridgeError as e:
+        print(f"envbridge {key}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
