@@ -131,7 +131,8 @@ def check(env: Any, *, targets: Union[None, str, Iterable[str]] = None, seed: in
 
         name, env = env, make(env)
     else:
-        name = getattr(getattr(env, "spec", None), "id", None) or type(env).__name__
+        unwrapped = getattr(env, "unwrapped", env)
+        name = getattr(getattr(unwrapped, "spec", None), "id", None) or type(unwrapped).__name__
     wanted = ["core"] + [t for t in ([targets] if isinstance(targets, str) else list(targets or [])) if t != "core"]
     report = Report(name)
     for target in wanted:
