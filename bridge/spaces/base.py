@@ -65,7 +65,7 @@ def from_dict(data: dict) -> "Space":
             message(
                 "space dict 'type'",
                 f"be one of {sorted(_TYPES)}",
-                kind if kind is not None else data,
+                repr(kind) if kind is not None else _describe(data),
                 "Pass the output of Space.to_dict()",
             )
         )

@@ -40,7 +40,7 @@ class Box(Space):
             raise SpecError(
                 message(
                     f"Box low{list(index)}",
-                    f"be <= high{list(index)} ({self.high[index]!r})",
+                    f"be <= high{list(index)} ({self.high[index].item()!r})",
                     self.low[index].item(),
                     "Swap or fix the bounds",
                 )
@@ -77,7 +77,7 @@ class Box(Space):
             where = f"{path}{list(index)}" if index else path
             return (
                 where,
-                f"lie in [{self.low[index]!r}, {self.high[index]!r}]",
+                f"lie in [{self.low[index].item()!r}, {self.high[index].item()!r}]",
                 repr(x[index].item()),
                 "Clip it into the bounds or widen the space (NaN is never inside)",
             )
