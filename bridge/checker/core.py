@@ -29,6 +29,13 @@ def _equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and (a == b or (a != a and b != b))
 
 
+def _kind(value: Any) -> str:
+    """Type and value, the same text under numpy 1.19 and 2.x."""
+    if isinstance(value, np.generic):
+        return f"numpy {value.dtype.name} {value.item()!r}"
+    return f"{type(value).__name__} {value!r}"
+
+
 class _Stop(Exception):
     """Raised inside the profile when a failure makes the remaining checks meaningless."""
 
@@ -96,14 +103,14 @@ def _check_step_output(env: Env, report: Report, out: Any, seen: set) -> Optiona
     if found is not None:
         once("obs", found[0], found[1], found[2], found[3], "observation")
     if isinstance(reward, np.generic):
-        once("reward", "step reward", "be a Python float (a numpy scalar is a defect)", f"{type(reward).__name__}({reward!r})", "Return float(reward)", "reward")
+        once("reward", "step reward", "be a Python float (a numpy scalar is a defect)", _kind(reward), "Return float(reward)", "reward")
     elif type(reward) is not float:
-        once("reward", "step reward", "be a Python float", f"{type(reward).__name__} {reward!r}", "Return float(reward)", "reward")
+        once("reward", "step reward", "be a Python float", _kind(reward), "Return float(reward)", "reward")
     elif not math.isfinite(reward):
         once("reward", "step reward", "be finite", reward, "Guard the reward computation against NaN and inf", "reward")
     for name, flag in (("terminated", terminated), ("truncated", truncated)):
         if type(flag) is not bool:
-            once(name, f"step {name}", "be a Python bool", f"{type(flag).__name__} {flag!r}", f"Return bool({name})", "flags")
+            once(name, f"step {name}", "be a Python bool", _kind(flag), f"Return bool({name})", "flags")
     if not isinstance(info, dict) or "episode" in info:
         if "info" not in seen:
             seen.add("info")
