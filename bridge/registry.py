@@ -47,7 +47,7 @@ def load_entry_point(entry_point: EntryPoint) -> Callable[..., Any]:
     if callable(entry_point):
         return entry_point
     if not isinstance(entry_point, str) or entry_point.count(":") != 1:
-        raise SpecError(message("entry_point", "be a callable or 'module:attr'", entry_point, "Pass e.g. 'mypkg.envs:MyEnv'"))
+        raise SpecError(message("entry_point", "be a callable or 'module:attr'", repr(entry_point), "Pass e.g. 'mypkg.envs:MyEnv'"))
     module_name, attr = entry_point.split(":")
     try:
         module = importlib.import_module(module_name)

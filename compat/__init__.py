@@ -33,10 +33,8 @@ def optional_import(name: str, purpose: str = "") -> ModuleType:
     except ImportError as e:
         top = name.split(".")[0]
         hint = INSTALL_HINTS.get(top, f"pip install {top}")
-        what = f"{purpose} needs" if purpose else "this feature needs"
-        raise MissingDependencyError(
-            message(f"{what} the package {top!r}", "be installed", f"ImportError: {e}", f"Run: {hint}")
-        ) from e
+        need = f"be installed for {purpose}" if purpose else "be installed"
+        raise MissingDependencyError(message(f"the package {top!r}", need, f"ImportError: {e}", f"Run: {hint}")) from e
 
 
 def constraints_path(era: str) -> str:
