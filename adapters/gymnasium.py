@@ -1,0 +1,235 @@
+"""Export a neutral env to Gymnasium 1.x: ``to_gymnasium``, ``register``, ``to_gymnasium_vector``.
+
+The export *is* a ``gymnasium.Env`` (its own ``unwrapped``) that holds the neutral env. Spaces are
+lowered once (see :mod:`bridge.adapters._lowering`); each step validates the action (cheaply,
+opt-out with ``check_actions=False``), decodes it, steps the neutral env and encodes the result.
+Randomness is not duplicated: the export's ``np_random`` *is* the neutral env's Generator.
+Importing this module registers the "gymnasium" check profile.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Dict, Optional, Tuple, Union
+
+import numpy as np
+
+from bridge.adapters._lowering import Lowering, lower, refuse
+from bridge.compat import optional_import
+from bridge.env import Env
+from bridge.errors import ContractError, SpecError, message
+from bridge.registry import load_entry_point, make as _bridge_make
+from bridge.registry import registry as _bridge_registry
+
+gymnasium = optional_import("gymnasium", "bridge.adapters.gymnasium")
+
+__all__ = ["GymnasiumEnv", "to_gymnasium", "register", "to_gymnasium_vector", "EXPORT_OPTIONS"]
+
+EXPORT_OPTIONS = ("image_layout", "check_actions", "normalize_actions")
+
+
+class GymnasiumEnv(gymnasium.Env):
+    """A neutral :class:`bridge.Env` seen as a ``gymnasium.Env`` (build it with :func:`to_gymnasium`).
+
+    Attributes:
+        neutral: the wrapped neutral env (with its TimeLimit, if any).
+        observation_lowering, action_lowering: the precomputed space lowerings.
+    """
+
+    def __init__(self, neutral: Env, *, image_layout: str = "CHW", check_actions: bool = True, normalize_actions: bool = False) -> None:
+        self.neutral = neutral
+        self.image_layout = image_layout
+        self.check_actions = bool(check_actions)
+        self.normalize_actions = bool(normalize_actions)
+        self.observation_lowering = lower(neutral.observation_space, "observation", gymnasium, image_layout)
+        self.action_lowering = _action_lowering(neutral.action_space, image_layout, normalize_actions)
+        self.observation_space = self.observation_lowering.space
+        self.action_space = self.action_lowering.space
+        self.metadata = dict(neutral.metadata or {})
+        self.metadata.setdefault("render_modes", [])
+        self.render_mode = neutral.render_mode
+        self.steps = 0  # since the last reset: the adapter's own state, kept in snapshots
+        self._encode = self.observation_lowering.encode
+        self._decode = self.action_lowering.decode
+        self._invalid = self.action_lowering.invalid if self.check_actions else None
+
+    # -- one Generator: the neutral env's --------------------------------------------------------
+    @property
+    def np_random(self) -> np.random.Generator:  # type: ignore[override]
+        return self.neutral.np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self.neutral.unwrapped.np_random = value
+
+    @property
+    def _np_random(self) -> Optional[np.random.Generator]:  # type: ignore[override]
+        return self.neutral.unwrapped._np_random
+
+    @_np_random.setter
+    def _np_random(self, value: Optional[np.random.Generator]) -> None:
+        self.neutral.unwrapped._np_random = value
+
+    @property
+    def np_random_seed(self) -> Optional[int]:  # type: ignore[override]
+        return self.neutral.np_random_seed
+
+    # -- the Gymnasium API -----------------------------------------------------------------------
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+        """Reset the neutral env; ``seed`` seeds the one shared Generator (like ``super().reset``)."""
+        obs, info = self.neutral.reset(seed=seed, options=options)
+        self.steps = 0
+        return self._encode(obs), info
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
+        """Validate and decode ``action``, step the neutral env, encode what it returns."""
+        if self._invalid is not None:
+            bad = self._invalid(action, "action")
+            if bad is not None:  # raise before stepping: an invalid action never advances the env
+                raise ContractError(message(*bad))
+        obs, reward, terminated, truncated, info = self.neutral.step(self._decode(action))
+        self.steps += 1
+        return self._encode(obs), float(reward), bool(terminated), bool(truncated), info
+
+    def render(self) -> Any:
+        return self.neutral.render()
+
+    def close(self) -> None:
+        self.neutral.close()
+
+    # -- snapshots -------------------------------------------------------------------------------
+    def clone_state(self, *, include_rng: bool = True) -> dict:
+        """The neutral snapshot plus the adapter's own state (layout, options, step count)."""
+        return {"class": _qualname(self), "adapter": self._adapter_state(), "env": self.neutral.clone_state(include_rng=include_rng)}
+
+    def restore_state(self, snapshot: dict) -> None:
+        """Rewind to a :meth:`clone_state` snapshot of an export with the same options."""
+        got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
+        if got != _qualname(self):
+            raise ContractError(message("snapshot", f"come from {_qualname(self)}", got, "Restore snapshots only into the export that made them"))
+        mine = {k: v for k, v in self._adapter_state().items() if k != "steps"}
+        theirs = {k: v for k, v in snapshot["adapter"].items() if k != "steps"}
+        if mine != theirs:
+            raise ContractError(message("snapshot export options", f"equal {mine}", theirs, "Export with the same options"))
+        self.neutral.restore_state(snapshot["env"])
+        self.steps = int(snapshot["adapter"]["steps"])
+
+    def _adapter_state(self) -> dict:
+        return {"image_layout": self.image_layout, "normalize_actions": self.normalize_actions, "steps": self.steps}
+
+    def __repr__(self) -> str:
+        return f"<GymnasiumEnv{self.neutral!r}>"
+
+
+class GoalGymnasiumEnv(GymnasiumEnv):
+    """An export of a goal env: ``compute_reward`` works on one goal or a batch (HER relabels)."""
+
+    def __init__(self, neutral: Env, **options: Any) -> None:
+        super().__init__(neutral, **options)
+        for key in ("achieved_goal", "desired_goal"):
+            if not _leaf_is_identity(self.observation_lowering, neutral.observation_space, key):
+                raise refuse(f"observation[{key!r}]", "be a Box (goals pass to compute_reward unchanged)", repr(neutral.observation_space[key]), "Declare goals as Box spaces")
+        self._compute_reward = neutral.unwrapped.compute_reward
+
+    def compute_reward(self, achieved_goal: Any, desired_goal: Any, info: Any) -> Any:
+        """The neutral ``compute_reward`` (goals are lowered unchanged, so no mapping is needed)."""
+        return self._compute_reward(achieved_goal, desired_goal, info)
+
+
+def _leaf_is_identity(lowering: Lowering, space: Any, key: str) -> bool:
+    from bridge import spaces as ns
+
+    return isinstance(space[key], ns.Box) and not isinstance(space[key], ns.Image)
+
+
+def _qualname(obj: object) -> str:
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
+def _action_lowering(space: Any, layout: str, normalize: bool) -> Lowering:
+    from bridge import spaces as ns
+
+    lowering = lower(space, "action", gymnasium, layout)
+    if not normalize:
+        return lowering
+    if type(space) is not ns.Box or space.dtype.kind != "f" or not space.is_bounded("both"):
+        raise refuse("action space", "be a bounded float Box for normalize_actions=True", repr(space), "Export without normalize_actions")
+    low, high, dtype = space.low.astype(np.float64), space.high.astype(np.float64), space.dtype
+    half = (high - low) / 2.0
+    unit = gymnasium.spaces.Box(-1.0, 1.0, space.shape, np.float32)
+    inner = lower(ns.Box(-1.0, 1.0, space.shape, np.float32), "action", gymnasium, layout)
+
+    def decode(y: Any) -> np.ndarray:  # [-1, 1] -> [low, high]; clip guards float rounding
+        return np.clip(low + (np.asarray(y, np.float64) + 1.0) * half, low, high).astype(dtype)
+
+    def decode_batch(y: Any) -> np.ndarray:
+        return np.clip(low + (np.asarray(y, np.float64) + 1.0) * half, low, high).astype(dtype)
+
+    def encode(x: Any) -> np.ndarray:
+        return ((np.asarray(x, np.float64) - low) / np.where(half > 0, half, 1.0) - 1.0).astype(np.float32)
+
+    return Lowering(unit, encode, decode, encode, decode_batch, inner.invalid, inner.invalid_batch)
+
+
+def _gymnasium_spec(neutral: Env, options: Dict[str, Any]) -> Any:
+    """A Gymnasium EnvSpec that rebuilds this export (so the checker can try every render mode)."""
+    spec = getattr(neutral.unwrapped, "spec", None)
+    if spec is None or getattr(spec, "id", None) not in _bridge_registry:
+        return None
+    return gymnasium.envs.registration.EnvSpec(
+        id=spec.id,
+        entry_point=functools.partial(_make_export, spec.entry_point, **options),
+        max_episode_steps=spec.max_episode_steps,
+        kwargs=dict(spec.kwargs),
+    )
+
+
+def to_gymnasium(env: Union[Env, str], *, image_layout: str = "CHW", check_actions: bool = True, normalize_actions: bool = False, **kwargs: Any) -> GymnasiumEnv:
+    """Export a neutral env (or a registered id, built with ``kwargs``) as a ``gymnasium.Env``.
+
+    Args:
+        env: a :class:`bridge.Env` (TimeLimit and other wrappers included) or a registered id.
+        image_layout: "CHW" (SB3's CNN layout, default) or "HWC" (the neutral layout).
+        check_actions: validate each action against the exported space before stepping.
+        normalize_actions: expose an asymmetric float Box action as [-1, 1] (opt-in, SB3 advice).
+
+    Raises:
+        ConversionError: a space cannot be expressed losslessly; the message names its path.
+    """
+    neutral = _bridge_make(env, **kwargs) if isinstance(env, str) else env
+    if not isinstance(neutral, Env):
+        raise SpecError(message("to_gymnasium env", "be a bridge.Env or a registered id", type(env).__name__, "Subclass bridge.Env or pass an id"))
+    options = {"image_layout": image_layout, "check_actions": check_actions, "normalize_actions": normalize_actions}
+    cls = GoalGymnasiumEnv if hasattr(neutral.unwrapped, "compute_reward") else GymnasiumEnv
+    export = cls(neutral, **options)
+    export.spec = _gymnasium_spec(neutral, options)
+    return export
+
+
+def _make_export(entry_point: Union[str, Callable[..., Env]], **kwargs: Any) -> GymnasiumEnv:
+    """Gymnasium entry point: export options go to the export, the rest to the neutral env."""
+    options = {k: kwargs.pop(k) for k in EXPORT_OPTIONS if k in kwargs}
+    neutral = load_entry_point(entry_point)(**kwargs)
+    if not isinstance(neutral, Env):
+        raise SpecError(message("entry point", "return a bridge.Env", type(neutral).__name__, "Return an instance of a bridge.Env subclass"))
+    return to_gymnasium(neutral, **options)
+
+
+def register(id: str, entry_point: Union[str, Callable[..., Env]], max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None) -> None:
+    """Register a neutral env with Gymnasium: ``gymnasium.make(id)`` returns its export.
+
+    The step cap is Gymnasium's own ``TimeLimit`` (as ``gymnasium.make`` applies it);
+    ``gymnasium.make_vec(id)`` works too. Export options may be passed as make kwargs.
+    """
+    load_entry_point(entry_point)  # fail now, with our message, rather than at make time
+    gymnasium.register(id=id, entry_point=functools.partial(_make_export, entry_point), max_episode_steps=max_episode_steps, kwargs=dict(kwargs or {}))
+
+
+def to_gymnasium_vector(vector_env: Any, *, image_layout: str = "CHW", check_actions: bool = True) -> Any:
+    """Export a :class:`bridge.VectorEnv` as a ``gymnasium.vector.VectorEnv`` (same autoreset mode)."""
+    from bridge.adapters.gymnasium_vector import GymnasiumVectorEnv
+
+    return GymnasiumVectorEnv(vector_env, image_layout=image_layout, check_actions=check_actions)
+
+
+from bridge.adapters import gymnasium_check as _check  # noqa: E402,F401  (registers the profile)

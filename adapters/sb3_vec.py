@@ -1,0 +1,118 @@
+"""A neutral :class:`bridge.VectorEnv` as an SB3 ``VecEnv``, stepped as one numpy batch.
+
+SB3's conventions are kept: automatic reset on the ending step ("same-step"),
+``info["terminal_observation"]``, ``info["TimeLimit.truncated"] = truncated and not terminated``
+and Monitor-style ``info["episode"] = {"r", "l", "t"}``. The only per-env Python work is the list
+of info dicts SB3's API requires, plus a loop over the envs whose episode just ended.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, List, Optional, Sequence
+
+import numpy as np
+
+from bridge.adapters._lowering import lower
+from bridge.compat import optional_import
+from bridge.errors import ContractError, message
+from bridge.vector import VectorEnv
+
+optional_import("stable_baselines3", "bridge.adapters.sb3_vec")
+import gymnasium  # noqa: E402
+from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
+
+__all__ = ["BatchedVecEnv"]
+
+
+class BatchedVecEnv(VecEnv):
+    """The SB3 face of a same-step :class:`bridge.VectorEnv` (build it with ``make_vec_env``)."""
+
+    def __init__(self, vector_env: VectorEnv, *, image_layout: str = "CHW", check_actions: bool = True) -> None:
+        self.neutral = vector_env
+        self.observation_lowering = lower(vector_env.single_observation_space, "observation", gymnasium, image_layout)
+        self.action_lowering = lower(vector_env.single_action_space, "actions", gymnasium, image_layout)
+        n = vector_env.num_envs
+        self._encode = self.observation_lowering.encode_batch
+        self._decode = self.action_lowering.decode_batch
+        self._invalid = self.action_lowering.invalid_batch if check_actions else None
+        self._dict_obs = isinstance(self.observation_lowering.space, gymnasium.spaces.Dict)
+        self._actions: Any = None
+        self._returns = np.zeros(n, dtype=np.float64)
+        self._lengths = np.zeros(n, dtype=np.int64)
+        self._t_start = time.time()
+        super().__init__(n, self.observation_lowering.space, self.action_lowering.space)
+
+    # -- stepping ------------------------------------------------------------------------------
+    def reset(self) -> Any:
+        # one Generator serves the batch: the first seed SB3 planned seeds it
+        seed = self._seeds[0]
+        obs, info = self.neutral.reset(seed=seed, options=self._options[0] or None)
+        self._reset_seeds()
+        self._reset_options()
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return self._encode(obs)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        if self._invalid is not None:
+            bad = self._invalid(actions, "actions")
+            if bad is None and np.shape(actions)[:1] != (self.num_envs,):
+                bad = ("actions", f"hold one action per env ({self.num_envs})", f"shape {np.shape(actions)}", "Pass one action per env")
+            if bad is not None:  # raise before stepping: an invalid batch never advances the envs
+                raise ContractError(message(*bad))
+        self._actions = actions
+
+    def step_wait(self) -> Any:
+        obs, rewards, terminated, truncated, infos = self.neutral.step(self._decode(self._actions))
+        self._returns += rewards
+        self._lengths += 1
+        dones = terminated | truncated
+        out: List[dict] = [{} for _ in range(self.num_envs)]
+        if infos:
+            _scatter(infos, out)
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            final = self._encode(infos["final_obs"])
+            now = round(time.time() - self._t_start, 6)
+            cut = truncated & ~terminated
+            for i in ended.tolist():
+                info = out[i]
+                info["terminal_observation"] = {k: v[i] for k, v in final.items()} if self._dict_obs else final[i]
+                info["TimeLimit.truncated"] = bool(cut[i])
+                info["episode"] = {"r": round(float(self._returns[i]), 6), "l": int(self._lengths[i]), "t": now}
+            self._returns[ended] = 0.0
+            self._lengths[ended] = 0
+        return self._encode(obs), rewards.astype(np.float32), dones, out
+
+    # -- the rest of SB3's VecEnv interface: one env object serves every index ---------------------
+    def close(self) -> None:
+        self.neutral.close()
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> List[Any]:
+        return [getattr(self.neutral, attr_name)] * len(self._get_indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        setattr(self.neutral, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> List[Any]:
+        result = getattr(self.neutral, method_name)(*method_args, **method_kwargs)
+        return [result] * len(self._get_indices(indices))
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> List[bool]:
+        return [False] * len(self._get_indices(indices))
+
+    def get_images(self) -> Sequence[Optional[np.ndarray]]:
+        return [None] * self.num_envs
+
+
+def _scatter(infos: dict, out: List[dict]) -> None:
+    """Gymnasium's batched info layout (``key`` + ``_key`` mask) to SB3's list of dicts."""
+    for key, value in infos.items():
+        if key.startswith("_") or key in ("final_obs", "final_info"):
+            continue
+        mask = infos.get("_" + key)
+        where = np.flatnonzero(mask) if mask is not None else range(len(out))
+        for i in where:
+            out[i][key] = value[i]
