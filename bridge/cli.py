@@ -20,6 +20,7 @@ _COMMANDS = {
     "train sb3": "bridge.adapters.sb3:train_command",
     "train dreamerv2": "bridge.adapters.dreamerv2:train_command",
     "check": "bridge.cli:check_command",
+    "conform": "bridge.cli:conform_command",
 }
 
 
@@ -54,6 +55,15 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--target", action="append", dest="targets", help="limit to these targets (repeatable)")
     chk.add_argument("--json", action="store_true", help="print the report as JSON")
     chk.add_argument("--seed", type=int, default=0)
+
+    conform = sub.add_parser("conform", help="record a tape, or replay one through every export available here")
+    conform.add_argument("env", help="registered id or module:attr")
+    mode = conform.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--record", metavar="TAPE", help="write TAPE (.npz) and TAPE.json")
+    mode.add_argument("--verify", metavar="TAPE", help="replay TAPE through every available view")
+    conform.add_argument("--seed", type=int, default=0)
+    conform.add_argument("--steps", type=int, default=200)
+    conform.add_argument("--view", action="append", dest="views", help="limit to these views (repeatable)")
     return parser
 
 
@@ -84,6 +94,23 @@ def check_command(args: argparse.Namespace) -> int:
     report = check(load_env(args.env), targets=targets, seed=args.seed)
     print(report.to_json() if args.json else report)
     return 0 if report.ok else 1
+
+
+def conform_command(args: argparse.Namespace) -> int:
+    from bridge.conformance import Divergence, Tape, record, verify
+
+    if args.record:
+        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=args.env)
+        manifest = tape.save(args.record)
+        print(f"recorded {len(tape.actions)} actions, {len(tape.entries)} entries of {args.env} -> {args.record} (+ {manifest})")
+        return 0
+    tape = Tape.load(args.verify)
+    results = verify(lambda: load_env(args.env), tape, args.views, snapshot_at=len(tape.actions) // 3)
+    print(f"envbridge conform: {args.env}, tape {args.verify} ({len(tape.actions)} actions, seed {tape.seed})")
+    for name, result in results.items():
+        verdict = "agrees" if result is None else ("DIVERGES  " + str(result) if isinstance(result, Divergence) else result)
+        print(f"  {name:<10} {verdict}")
+    return 1 if any(isinstance(r, Divergence) for r in results.values()) else 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:

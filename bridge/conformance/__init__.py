@@ -1,0 +1,12 @@
+"""Conformance: record tapes in neutral form and prove every export replays them identically.
+
+``record`` a :class:`Tape`, ``Tape.save``/``Tape.load`` it (no pickle), ``verify`` it through every
+view available in this interpreter. :mod:`bridge.conformance.suite` is a pytest mixin for users.
+"""
+
+from __future__ import annotations
+
+from bridge.conformance.replay import VIEWS, Divergence, NeutralView, View, available_views, register_view, replay, verify
+from bridge.conformance.tape import Entry, Tape, record
+
+__all__ = ["Tape", "Entry", "record", "View", "NeutralView", "Divergence", "VIEWS", "register_view", "available_views", "replay", "verify"]

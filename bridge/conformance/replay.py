@@ -1,0 +1,207 @@
+"""Replay a tape through every available view of an env and name the first divergence.
+
+A *view* drives one runtime's export with neutral actions and maps what the runtime returns back
+to neutral form. Adapters register theirs with :func:`register_view`; the neutral view is built in.
+Runtimes that have a single "done" cannot say "terminated and truncated": for those views the
+expected flags are projected the documented way (termination wins) before comparing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from bridge.conformance.tape import Entry, Tape, leaves
+from bridge.env import Env
+from bridge.errors import MissingDependencyError
+
+__all__ = ["View", "NeutralView", "Divergence", "register_view", "VIEWS", "VIEW_MODULES", "replay", "verify", "available_views"]
+
+StepOut = Tuple[Any, float, bool, bool]
+
+
+class View:
+    """Drive one export with neutral actions; return neutral observations and flags.
+
+    Subclasses implement :meth:`reset` and :meth:`step`; ``both_flags`` says whether the runtime
+    can express terminated and truncated at once. ``clone_state``/``restore_state`` are optional.
+    """
+
+    name = "view"
+    both_flags = True
+
+    def reset(self, seed: Optional[int]) -> Any:
+        raise NotImplementedError
+
+    def step(self, action: Any) -> StepOut:
+        raise NotImplementedError
+
+    def clone_state(self) -> Any:
+        raise NotImplementedError
+
+    def restore_state(self, snapshot: Any) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class NeutralView(View):
+    """The neutral env itself: the reference every export must agree with."""
+
+    name = "neutral"
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+
+    def reset(self, seed: Optional[int]) -> Any:
+        return self.env.reset(seed=seed)[0]
+
+    def step(self, action: Any) -> StepOut:
+        obs, reward, terminated, truncated, _ = self.env.step(action)
+        return obs, reward, terminated, truncated
+
+    def clone_state(self) -> Any:
+        return self.env.clone_state()
+
+    def restore_state(self, snapshot: Any) -> None:
+        self.env.restore_state(snapshot)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+ViewFactory = Callable[[Callable[[], Env]], View]
+VIEWS: Dict[str, ViewFactory] = {"neutral": lambda make_env: NeutralView(make_env())}
+# view name -> the adapter module that registers it when imported
+VIEW_MODULES: Dict[str, str] = {
+    "gymnasium": "bridge.adapters.gymnasium",
+    "sb3": "bridge.adapters.sb3",
+    "gym": "bridge.adapters.gym",
+    "dreamerv2": "bridge.adapters.dreamerv2",
+    "matlab": "bridge.adapters.matlab",
+}
+
+
+def register_view(name: str, factory: ViewFactory) -> None:
+    """Add a view: ``factory(make_env) -> View``."""
+    VIEWS[name] = factory
+
+
+def available_views() -> Dict[str, str]:
+    """Every view name -> "" if usable here, else why not (e.g. the missing framework)."""
+    status = {"neutral": ""}
+    for name, module in VIEW_MODULES.items():
+        try:
+            importlib.import_module(module)
+        except (ImportError, MissingDependencyError) as e:
+            status[name] = f"{type(e).__name__}: {e}"
+            continue
+        status[name] = "" if name in VIEWS else "the adapter registers no conformance view"
+    return status
+
+
+class Divergence:
+    """The first place a view disagrees with the tape."""
+
+    def __init__(self, view: str, where: str, field: str, expected: Any, got: Any) -> None:
+        self.view, self.where, self.field, self.expected, self.got = view, where, field, expected, got
+
+    def __str__(self) -> str:
+        return f"{self.view}: {self.where}: {self.field} expected {self.expected!r}, got {self.got!r}"
+
+    def __repr__(self) -> str:
+        return f"Divergence({self})"
+
+
+def _compare_obs(tape: Tape, expected: Any, got: Any) -> Optional[Tuple[str, Any, Any]]:
+    try:
+        got_leaves = leaves(tape.observation_space, got)
+    except (KeyError, IndexError, TypeError) as e:
+        return "observation", "the declared structure", f"{type(e).__name__}: {e}"
+    for path, want in leaves(tape.observation_space, expected).items():
+        have = got_leaves[path]
+        name = f"observation{path}"
+        if have.dtype != want.dtype or have.shape != want.shape:
+            return name, f"{want.dtype}{want.shape}", f"{have.dtype}{have.shape}"
+        if have.tobytes() != want.tobytes():
+            idx = tuple(int(i) for i in np.argwhere(have != want)[0]) if have.shape else ()
+            return f"{name}{list(idx) if idx else ''}", want[idx].item(), have[idx].item()
+    return None
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value)(_copy(v) for v in value)
+    return np.array(value, copy=True) if isinstance(value, (np.ndarray, np.generic)) else value
+
+
+def replay(view: View, tape: Tape, *, snapshot_at: Optional[int] = None, detour: int = 20) -> Optional[Divergence]:
+    """Feed ``tape`` to ``view``; return the first :class:`Divergence`, or None when all agree.
+
+    With ``snapshot_at`` (an action index), the view snapshots there, runs ``detour`` tape actions
+    off the record, restores, and must then continue exactly as recorded (RNG included).
+    """
+    kept: List[Tuple[str, Any, Any]] = []  # (where, returned object, copy at return time)
+    action_index = 0
+    for i, entry in enumerate(tape.entries):
+        where = f"reset after step {action_index - 1}" if i else "reset(seed)"
+        if entry.kind == "reset":
+            obs = view.reset(tape.seed if i == 0 else None)
+            found = _compare_obs(tape, entry.obs, obs)
+            if found:
+                return Divergence(view.name, where, *found)
+            kept.append((where, obs, _copy(obs)))
+            continue
+        if snapshot_at is not None and action_index == snapshot_at:
+            _detour(view, tape, action_index, detour)
+        where = f"step {action_index}"
+        obs, reward, terminated, truncated = view.step(tape.actions[action_index])
+        action_index += 1
+        found = _compare_obs(tape, entry.obs, obs)
+        if found:
+            return Divergence(view.name, where, *found)
+        kept.append((where, obs, _copy(obs)))
+        want_trunc = entry.truncated if view.both_flags else entry.truncated and not entry.terminated
+        for field, want, have in (("reward", entry.reward, reward), ("terminated", entry.terminated, terminated), ("truncated", want_trunc, truncated)):
+            if type(have) is not type(want) or have != want:
+                return Divergence(view.name, where, field, want, have)
+    for where, returned, at_return in kept:  # an export must not mutate what it already handed out
+        found = _compare_obs(tape, at_return, returned)
+        if found:
+            return Divergence(view.name, where, found[0] + " (mutated after it was returned)", found[1], found[2])
+    return None
+
+
+def _detour(view: View, tape: Tape, start: int, length: int) -> None:
+    """Snapshot, wander ``length`` steps off the record, restore (views without snapshots skip)."""
+    try:
+        snap = view.clone_state()
+    except NotImplementedError:
+        return
+    for action in tape.actions[start : start + length]:
+        _, _, terminated, truncated = view.step(action)
+        if terminated or truncated:
+            view.reset(None)
+    view.restore_state(snap)
+
+
+def verify(make_env: Callable[[], Env], tape: Tape, views: Optional[List[str]] = None, *, snapshot_at: Optional[int] = None) -> Dict[str, Any]:
+    """Replay ``tape`` through ``views`` (default: all available). Returns name -> None (agrees),
+    a :class:`Divergence`, or a string saying why the view is unavailable."""
+    status = available_views()
+    results: Dict[str, Any] = {}
+    for name in views or list(status):
+        if status.get(name, "unknown view"):
+            results[name] = f"unavailable: {status.get(name, 'unknown view')}"
+            continue
+        view = VIEWS[name](make_env)
+        try:
+            results[name] = replay(view, tape, snapshot_at=snapshot_at)
+        finally:
+            view.close()
+    return results

@@ -1,0 +1,157 @@
+"""Injected faults: deliberately broken "adapters" (views) must be caught, naming step and field."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+from support import raises_exactly
+
+import bridge
+from bridge import spaces
+from bridge.conformance import Divergence, NeutralView, Tape, record, replay
+from bridge.errors import ContractError
+
+
+class Walker(bridge.Env):
+    """Moves by the action value (Discrete(3, start=-1)); episodes of 4 steps start at a random spot."""
+
+    determinism = "strong"
+
+    def __init__(self) -> None:
+        self.observation_space = spaces.Box(-100.0, 100.0, (2,), np.float32)
+        self.action_space = spaces.Discrete(3, start=-1)
+        self.pos = np.zeros(2, dtype=np.float32)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.pos = np.array([self.np_random.integers(-5, 5), 0.0], dtype=np.float32)
+        return self.pos.copy(), {}
+
+    def step(self, action):
+        self.pos = self.pos + np.array([int(action), 1.0], dtype=np.float32)
+        return self.pos.copy(), float(action), bool(self.pos[0] > 3), False, {}
+
+    def get_state(self):
+        return {"pos": self.pos.copy()}
+
+    def set_state(self, state):
+        self.pos = np.array(state["pos"], dtype=np.float32)
+
+
+def make_walker():
+    return bridge.TimeLimit(Walker(), 4)
+
+
+class DropsTruncation(NeutralView):
+    name = "drops-truncation"
+
+    def step(self, action):
+        obs, reward, terminated, _ = super().step(action)
+        return obs, reward, terminated, False
+
+
+class ForgetsDiscreteStart(NeutralView):
+    """Lowers Discrete(3, start=-1) to Discrete(3) but forgets to add start back when decoding."""
+
+    name = "forgets-start"
+
+    def step(self, action):
+        return super().step(np.int64(int(action) - self.env.action_space.start))
+
+
+class ReusesObservationBuffer(NeutralView):
+    name = "reuses-buffer"
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.buffer = np.zeros(2, dtype=np.float32)
+
+    def _out(self, obs):
+        self.buffer[:] = obs
+        return self.buffer
+
+    def reset(self, seed):
+        return self._out(super().reset(seed))
+
+    def step(self, action):
+        obs, reward, terminated, truncated = super().step(action)
+        return self._out(obs), reward, terminated, truncated
+
+
+class LosesRngOnRestore(NeutralView):
+    name = "loses-rng"
+
+    def clone_state(self):
+        return self.env.clone_state(include_rng=False)
+
+
+@pytest.fixture(scope="module")
+def tape():
+    return record(make_walker, seed=0, steps=40)
+
+
+def test_the_honest_view_agrees_through_a_snapshot_detour(tape):
+    assert replay(NeutralView(make_walker()), tape, snapshot_at=10) is None
+
+
+@pytest.mark.parametrize(
+    "view_cls, expected",
+    [
+        (DropsTruncation, "drops-truncation: step 4: truncated expected True, got False"),
+        (ForgetsDiscreteStart, "forgets-start: step 0: observation[0] expected 4.0, got 5.0"),
+        (ReusesObservationBuffer, "reuses-buffer: reset(seed): observation[0] (mutated after it was returned) expected 3.0, got 0.0"),
+        (LosesRngOnRestore, "loses-rng: reset after step 12: observation[0] expected -2.0, got 3.0"),
+    ],
+)
+def test_each_fault_is_named_by_step_and_field(tape, view_cls, expected):
+    divergence = replay(view_cls(make_walker()), tape, snapshot_at=10)
+    assert isinstance(divergence, Divergence)
+    assert str(divergence) == expected
+
+
+def test_a_tape_round_trips_through_its_files(tmp_path, tape):
+    path = os.path.join(tmp_path, "walker.npz")
+    tape.save(path)
+    again = Tape.load(path)
+    assert again.env_id == tape.env_id and again.action_space == tape.action_space
+    assert [int(a) for a in again.actions] == [int(a) for a in tape.actions]
+    assert replay(NeutralView(make_walker()), again) is None
+
+
+def test_a_changed_tape_is_refused(tmp_path, tape):
+    path = os.path.join(tmp_path, "walker.npz")
+    tape.save(path)
+    with open(path, "ab") as f:
+        f.write(b"\0")
+    with open(path + ".json") as f:
+        digest = json.load(f)["npz_sha256"]
+    with pytest.raises(ContractError, match=rf"^tape walker.npz must have sha256 {digest[:12]}\.\.\., got [0-9a-f]{{12}}\.\.\.\. The \.npz was changed after recording; record it again\.$"):
+        Tape.load(path)
+
+
+class _Payload:
+    def __reduce__(self):
+        return (os.system, ("touch /tmp/envbridge-pwned",))
+
+
+def test_a_tape_with_a_pickled_member_is_refused_not_executed(tmp_path, tape):
+    path = os.path.join(tmp_path, "evil.npz")
+    tape.save(path)
+    with np.load(path) as data:
+        members = {k: data[k] for k in data.files}
+    members["obs"] = np.array([_Payload()], dtype=object)
+    with open(path, "wb") as f:
+        np.savez(f, **members)
+    with open(path + ".json") as f:
+        manifest = json.load(f)
+    from bridge.conformance.tape import _sha256
+
+    manifest["npz_sha256"] = _sha256(path)  # a careful attacker also fixes the hash
+    with open(path + ".json", "w") as f:
+        json.dump(manifest, f)
+    with raises_exactly(ContractError, "tape evil.npz must hold only plain arrays (no pickled objects), got a pickled member. Never load tapes that need pickle."):
+        Tape.load(path)
+    assert not os.path.exists("/tmp/envbridge-pwned")
