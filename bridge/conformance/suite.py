@@ -1,0 +1,60 @@
+"""A pytest mixin that gives a user's env every envbridge check (in the spirit of dm_env's
+``EnvironmentTestMixin``)::
+
+    from bridge.conformance.suite import ConformanceSuite
+    from mypkg import MyEnv
+
+    class TestMyEnv(ConformanceSuite):
+        def make_env(self):
+            return MyEnv()
+
+Each ``test_*`` below then runs in the user's test session: the core contract, every export profile
+available in the interpreter, and a recorded tape replayed through every export (with a snapshot
+detour), each failure naming the target, step and field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+from bridge.checker import check
+from bridge.conformance.replay import Divergence, available_views, verify
+from bridge.conformance.tape import Tape, record
+
+
+class ConformanceSuite:
+    """Subclass as ``Test<Something>`` and implement :meth:`make_env`."""
+
+    seed: int = 0
+    steps: int = 200
+    targets: Optional[List[str]] = None  # check targets; default: every one available here
+    views: Optional[List[str]] = None  # conformance views; default: every one available here
+
+    def make_env(self) -> Any:
+        raise NotImplementedError("ConformanceSuite subclasses implement make_env()")
+
+    def _targets(self) -> List[str]:
+        if self.targets is not None:
+            return self.targets
+        from bridge.cli import available_targets
+
+        return available_targets()
+
+    def _tape(self) -> Tape:
+        return record(self.make_env, seed=self.seed, steps=self.steps)
+
+    def test_core_and_export_checks(self) -> None:
+        report = check(self.make_env(), targets=self._targets(), seed=self.seed)
+        assert report.ok, "\n" + str(report)
+
+    def test_every_export_replays_the_tape(self) -> None:
+        tape = self._tape()
+        results = verify(self.make_env, tape, self.views, snapshot_at=len(tape.actions) // 3)
+        divergences = [str(r) for r in results.values() if isinstance(r, Divergence)]
+        assert not divergences, "\n".join(divergences)
+
+    def test_seeded_reset_is_reproducible(self) -> None:
+        from bridge.conformance.replay import NeutralView, replay
+
+        divergence = replay(NeutralView(self.make_env()), self._tape())  # a fresh env, the same seed
+        assert divergence is None, str(divergence)
