@@ -1,0 +1,209 @@
+"""The Dreamer-ready legacy gym env, DreamerV2's contained import, and the ``to_dreamerv2`` chain."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sys
+import warnings
+from types import ModuleType
+from typing import Any, List, Optional, Sequence, Tuple
+
+from bridge.compat import optional_import
+from bridge.env import Env
+from bridge.errors import SpecError, message
+
+from bridge.adapters.dreamerv2_lowering import ActionLowering, ObservationLowering, gym, lowering_summary
+
+__all__ = ["DreamerReadyEnv", "to_dreamer_ready", "to_dreamerv2", "build_chain", "wrap_chain", "load_dreamerv2", "PARALLEL"]
+
+PARALLEL = (None, "thread", "process")
+_API: Optional[ModuleType] = None
+
+
+def load_dreamerv2() -> ModuleType:
+    """Import ``dreamerv2.api`` once, undoing its import side effects.
+
+    DreamerV2 2.2.0 appends its folders to ``sys.path`` (it imports ``common`` and ``agent`` as
+    top-level modules), sets the root logger to ERROR, sets ``TF_CPP_MIN_LOG_LEVEL=3`` and adds a
+    warnings filter. All four are restored; the modules it imported stay in ``sys.modules``.
+    Use ``load_dreamerv2().common`` for its classes: they are the ones ``api.train`` uses.
+    """
+    global _API
+    if _API is not None:
+        return _API
+    path, level = list(sys.path), logging.getLogger().level
+    tf_level = os.environ.get("TF_CPP_MIN_LOG_LEVEL")
+    with warnings.catch_warnings():  # restores the filters DreamerV2 adds
+        try:
+            _API = optional_import("dreamerv2.api", "DreamerV2 export")
+        finally:
+            sys.path[:] = path
+            logging.getLogger().setLevel(level)
+            if tf_level is None:
+                os.environ.pop("TF_CPP_MIN_LOG_LEVEL", None)
+            else:
+                os.environ["TF_CPP_MIN_LOG_LEVEL"] = tf_level
+    return _API
+
+
+class DreamerReadyEnv(gym.Env):
+    """A neutral env lowered for DreamerV2, behind the gym 0.23 API that ``common.GymWrapper`` wraps.
+
+    Observations are a dict (see :mod:`bridge.adapters.dreamerv2_lowering`); ``step`` returns
+    ``(obs, reward, done, info)`` with ``done = terminated or truncated`` and, on every step,
+    ``info["is_terminal"] = terminated`` (GymWrapper otherwise treats every time-out as terminal).
+    ``seed(s)`` applies at the next ``reset()`` (GymWrapper resets without arguments).
+    ``last_flags`` / ``last_action`` hold the neutral flags and action of the last step and
+    ``step_count`` counts the steps that reached the neutral env (for checks).
+    """
+
+    def __init__(self, env: Env, *, size: Sequence[int] = (64, 64), action_bounds: Any = None, check_actions: bool = True) -> None:
+        if not isinstance(env, Env):
+            raise SpecError(message("to_dreamerv2 env", "be a bridge.Env or a registered id", type(env).__name__, "Pass a bridge.Env instance"))
+        self.observation_lowering = ObservationLowering(env.observation_space, size)
+        self.action_lowering = ActionLowering(env.action_space, action_bounds, check_actions)
+        self.env = env
+        self.observation_space = self.observation_lowering.space
+        self.action_space = self.action_lowering.space
+        self._encode = self.observation_lowering.encode
+        self._decode_action = self.action_lowering.decode
+        self._pending_seed: Optional[int] = None
+        self.last_flags: Tuple[bool, bool] = (False, False)
+        self.last_action: Any = None
+        self.step_count = 0
+        modes = list(env.metadata.get("render_modes", []))
+        self.metadata = {"render_modes": modes, "render.modes": modes, "render_fps": env.metadata.get("render_fps")}
+
+    @property
+    def np_random(self) -> Any:  # type: ignore[override]
+        return self.env.np_random
+
+    @property
+    def image_keys(self) -> List[str]:
+        return list(self.observation_lowering.image_keys)
+
+    @property
+    def vector_keys(self) -> List[str]:
+        return list(self.observation_lowering.vector_keys)
+
+    def seed(self, seed: Optional[int] = None) -> List[Optional[int]]:
+        self._pending_seed = seed
+        return [seed]
+
+    def reset(self, *, seed: Optional[int] = None, return_info: bool = False, options: Optional[dict] = None) -> Any:
+        if seed is None:
+            seed, self._pending_seed = self._pending_seed, None
+        obs, info = self.env.reset(seed=seed, options=options)
+        obs = self._encode(obs)
+        return (obs, info) if return_info else obs
+
+    def step(self, action: Any) -> Tuple[dict, float, bool, dict]:
+        neutral_action = self._decode_action(action)  # raises ContractError before the env moves
+        obs, reward, terminated, truncated, info = self.env.step(neutral_action)
+        terminated, truncated = bool(terminated), bool(truncated)
+        self.last_flags, self.last_action = (terminated, truncated), neutral_action
+        self.step_count += 1
+        info = dict(info)
+        info["is_terminal"] = terminated
+        return self._encode(obs), float(reward), terminated or truncated, info
+
+    def decode_observation(self, obs: dict) -> Any:
+        """A Dreamer observation dict (extra keys ignored) -> the neutral observation."""
+        return self.observation_lowering.decode(obs)
+
+    def encode_action(self, action: Any) -> Any:
+        """A neutral action -> this env's action (index or array): what the agent's one-hot / [-1, 1] maps to."""
+        inner = action["action"] if self.action_lowering.principal_key else action
+        return self.action_lowering.encode(inner)
+
+    def summary(self) -> dict:
+        return lowering_summary(self.observation_lowering, self.action_lowering)
+
+    def render(self, mode: str = "rgb_array") -> Any:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+    def __repr__(self) -> str:
+        return f"<DreamerReadyEnv{self.env!r}>"
+
+
+def _resolve(env: Any) -> Env:
+    if isinstance(env, Env):
+        return env
+    if isinstance(env, str):
+        from bridge.registry import make
+
+        return make(env)
+    if callable(env):
+        return env()
+    raise SpecError(message("to_dreamerv2 env", "be a bridge.Env, a registered id or a zero-argument factory", type(env).__name__, "Pass e.g. bridge.make('envbridge/GridWorld-v0')"))
+
+
+def to_dreamer_ready(env: Any, *, size: Sequence[int] = (64, 64), action_bounds: Any = None, check_actions: bool = True, seed: Optional[int] = None) -> DreamerReadyEnv:
+    """Lower ``env`` (an Env, a registered id or a factory) to the legacy gym env DreamerV2 wraps."""
+    ready = DreamerReadyEnv(_resolve(env), size=size, action_bounds=action_bounds, check_actions=check_actions)
+    if seed is not None:
+        ready.seed(seed)
+    return ready
+
+
+def build_chain(env: Any, size: Sequence[int] = (64, 64), time_limit: int = 0, action_bounds: Any = None, check_actions: bool = True, seed: Optional[int] = None) -> Any:
+    """DreamerV2's own wrapper chain, in ``api.train``'s order, over the Dreamer-ready env.
+
+    A module-level function, so that ``functools.partial(build_chain, ...)`` pickles by reference
+    for ``common.Async`` workers.
+    """
+    ready = to_dreamer_ready(env, size=size, action_bounds=action_bounds, check_actions=check_actions, seed=seed)
+    return wrap_chain(ready, size, time_limit)
+
+
+def wrap_chain(ready: DreamerReadyEnv, size: Sequence[int] = (64, 64), time_limit: int = 0) -> Any:
+    """Wrap a :class:`DreamerReadyEnv` in DreamerV2's chain (``api.train``'s order)."""
+    common = load_dreamerv2().common
+    chain = common.GymWrapper(ready)
+    chain = common.ResizeImage(chain, tuple(size))
+    chain = common.OneHotAction(chain) if ready.action_lowering.discrete else common.NormalizeAction(chain)
+    return common.TimeLimit(chain, time_limit)
+
+
+def to_dreamerv2(
+    env: Any,
+    *,
+    size: Sequence[int] = (64, 64),
+    time_limit: int = 0,
+    parallel: Optional[str] = None,
+    action_bounds: Any = None,
+    check_actions: bool = True,
+    seed: Optional[int] = None,
+) -> Any:
+    """Export ``env`` as the chain ``dreamerv2.api.train`` builds, from DreamerV2's own classes.
+
+    ``GymWrapper -> ResizeImage -> OneHotAction | NormalizeAction -> TimeLimit`` over a
+    :class:`DreamerReadyEnv`. With ``parallel="thread"`` or ``"process"`` the whole chain is built
+    inside a worker and ``common.Async`` wraps it (for "process", ``env`` must pickle with
+    cloudpickle: pass an id or a factory to build it in the worker).
+
+    Args:
+        env: a bridge.Env, a registered id, or a zero-argument factory.
+        size: the image size DreamerV2's ResizeImage produces.
+        time_limit: DreamerV2's TimeLimit duration (0: none; the neutral TimeLimit also works).
+        parallel: None, "thread" or "process".
+        action_bounds: finite ``(low, high)`` for a Box action with infinite bounds.
+        check_actions: validate each action (cheap); ``False`` skips it.
+        seed: the seed of the first reset.
+
+    Raises:
+        ConversionError: the env cannot be lowered losslessly; nothing is wrapped.
+    """
+    if parallel not in PARALLEL:
+        raise SpecError(message("to_dreamerv2 parallel", f"be one of {PARALLEL}", parallel, "Pass None, 'thread' or 'process'"))
+    if parallel is None:
+        return build_chain(env, size, time_limit, action_bounds, check_actions, seed)
+    common = load_dreamerv2().common
+    if isinstance(env, Env):  # lower once here: a ConversionError surfaces in the caller, not in the worker
+        DreamerReadyEnv(env, size=size, action_bounds=action_bounds, check_actions=check_actions)
+    return common.Async(functools.partial(build_chain, env, tuple(size), time_limit, action_bounds, check_actions, seed), parallel)

@@ -1,0 +1,370 @@
+"""Dreamer-ready lowering: neutral spaces -> what DreamerV2 2.2.0's model can actually see and emit.
+
+Computed once at export as plain numpy functions. Each rule is lossless or a
+:class:`~bridge.errors.ConversionError` that names the path and says what to do:
+
+Observations (always a dict; DreamerV2's encoder reads only 1-D and 3-D entries):
+
+* non-dict observation -> one key: ``"image"`` for a :class:`~bridge.spaces.Image`, else ``"vector"``;
+* Dict -> its keys; nested Dict / Tuple entries -> ``"parent/child"`` / ``"parent/0"``
+  (a top-level Tuple -> ``"obs/0"``, ...);
+* Image -> uint8 HWC (transposed from CHW only when the space declares ``layout == "CHW"``);
+  one that DreamerV2's ResizeImage must resize needs 3 or 4 channels (PIL);
+* Box (float32/float16) -> 1-D float32, n-D flattened, a scalar becomes shape (1,); float64 refused;
+  integer Box -> 1-D float32 when its bounds are within +-2**24 (exact), else refused;
+* Discrete(n, start) -> one-hot float32 (n,); MultiDiscrete -> concatenated one-hots;
+  MultiBinary -> flat float32 0/1;
+* keys ``reward``, ``is_first``, ``is_last``, ``is_terminal``, ``action`` and the prefix ``log_``
+  are refused (DreamerV2 writes the first five into the same dict and its replay drops ``log_*``).
+
+Actions (DreamerV2's agent acts on ``act_space["action"]`` only):
+
+* Discrete(n, start) -> Discrete(n), offset back by ``start``;
+* MultiDiscrete / MultiBinary -> one Discrete over the product when that is <= 1024 values;
+* float Box with finite bounds -> the same bounds (NormalizeAction maps [-1, 1] onto them); an
+  infinite bound needs ``action_bounds=(low, high)``; integer Box refused;
+* Dict -> only as ``Dict(action=...)``; Tuple or other Dicts (hybrid actions) refused.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from typing import Any, Callable, Dict as DictT, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from bridge import spaces
+from bridge.errors import ContractError, ConversionError, SpecError, message
+from bridge.compat import optional_import
+
+gym = optional_import("gym", "bridge.adapters.dreamerv2")
+
+RESERVED_KEYS = ("reward", "is_first", "is_last", "is_terminal", "action")
+MAX_JOINT_ACTIONS = 1024
+FLOAT32_EXACT_INT = 2 ** 24
+# NormalizeAction's float32 affine map may overshoot a bound by rounding; within this many float32
+# epsilons of the bound's magnitude a value is snapped onto the bound, beyond it is invalid.
+SNAP_EPSILONS = 8
+Fn = Callable[[Any], Any]
+
+
+def refuse(subject: str, expectation: str, actual: object, fix: str, error: type = ConversionError) -> Exception:
+    """Build (not raise) the house error and keep its four parts for check reports."""
+    found = error(message(subject, expectation, actual, fix))
+    found.parts = (subject, expectation, actual if isinstance(actual, str) else repr(actual), fix)
+    return found
+
+
+# -- observations ------------------------------------------------------------------------------
+class Leaf:
+    """One Dreamer observation key: where it sits in the neutral value and how it converts."""
+
+    def __init__(self, key: str, route: Tuple[Any, ...], path: str, space: Any, kind: str, encode: Fn, decode: Fn) -> None:
+        self.key, self.route, self.path, self.space, self.kind = key, route, path, space, kind
+        self.encode, self.decode = encode, decode
+
+
+class ObservationLowering:
+    """Neutral observation space -> a gym ``Dict`` of 1-D float32 vectors and HWC uint8 images."""
+
+    def __init__(self, space: spaces.Space, size: Sequence[int] = (64, 64)) -> None:
+        self.neutral = space
+        self.size = (int(size[0]), int(size[1]))
+        self.leaves: List[Leaf] = []
+        if isinstance(space, spaces.Dict):
+            for key, sub in space.items():
+                self._collect(sub, key, (key,), f"observation[{key!r}]")
+        elif isinstance(space, spaces.Tuple):
+            for i, sub in enumerate(space):
+                self._collect(sub, f"obs/{i}", (i,), f"observation[{i}]")
+        else:
+            self._collect(space, "image" if isinstance(space, spaces.Image) else "vector", (), "observation")
+        self.space = gym.spaces.Dict(OrderedDict((leaf.key, leaf.space) for leaf in self.leaves))
+        self.image_keys = [leaf.key for leaf in self.leaves if leaf.kind == "image"]
+        self.vector_keys = [leaf.key for leaf in self.leaves if leaf.kind != "image"]
+        self._flat = [(leaf.key, leaf.route[0] if leaf.route else None, leaf.encode) for leaf in self.leaves]
+        self._shallow = all(len(leaf.route) <= 1 for leaf in self.leaves)
+
+    def _collect(self, space: spaces.Space, key: str, route: Tuple[Any, ...], path: str) -> None:
+        if isinstance(space, spaces.Dict):
+            for sub_key, sub in space.items():
+                self._collect(sub, f"{key}/{sub_key}", route + (sub_key,), f"{path}[{sub_key!r}]")
+            return
+        if isinstance(space, spaces.Tuple):
+            for i, sub in enumerate(space):
+                self._collect(sub, f"{key}/{i}", route + (i,), f"{path}[{i}]")
+            return
+        if key in RESERVED_KEYS or key.startswith("log_"):
+            raise refuse(
+                path,
+                "not lower to a key DreamerV2 reserves (reward, is_first, is_last, is_terminal, action) or one starting with 'log_' (its replay drops those)",
+                repr(key),
+                f"Rename the key, e.g. 'obs_{key}'",
+            )
+        for other in self.leaves:
+            if other.key == key:
+                raise refuse(path, "lower to a DreamerV2 key no other entry uses", f"{key!r}, also used by {other.path}", "Rename one of the two entries")
+        gym_space, kind, encode, decode = _lower_leaf(space, path, self.size)
+        self.leaves.append(Leaf(key, route, path, gym_space, kind, encode, decode))
+
+    def encode(self, obs: Any) -> dict:
+        """Neutral observation -> a new dict of Dreamer arrays (GymWrapper adds keys to it)."""
+        if self._shallow:
+            return {key: enc(obs if part is None else obs[part]) for key, part, enc in self._flat}
+        out = {}
+        for leaf in self.leaves:
+            value = obs
+            for part in leaf.route:
+                value = value[part]
+            out[leaf.key] = leaf.encode(value)
+        return out
+
+    def decode(self, obs: dict) -> Any:
+        """Dreamer observation (extra keys ignored) -> the neutral observation."""
+        return self._rebuild(self.neutral, (), {leaf.route: leaf for leaf in self.leaves}, obs)
+
+    def _rebuild(self, space: spaces.Space, route: Tuple[Any, ...], by_route: dict, obs: dict) -> Any:
+        if isinstance(space, spaces.Dict):
+            return {k: self._rebuild(s, route + (k,), by_route, obs) for k, s in space.items()}
+        if isinstance(space, spaces.Tuple):
+            return tuple(self._rebuild(s, route + (i,), by_route, obs) for i, s in enumerate(space))
+        leaf = by_route[route]
+        return leaf.decode(obs[leaf.key])
+
+
+def _lower_leaf(space: spaces.Space, path: str, size: Tuple[int, int]) -> Tuple[Any, str, Fn, Fn]:
+    """(gym space, "image" | "vector", encode, decode) for one observation leaf."""
+    if isinstance(space, spaces.Image):
+        return _lower_image(space, path, size)
+    if isinstance(space, spaces.Box):
+        return _lower_box_obs(space, path)
+    if isinstance(space, spaces.Discrete):
+        n, start = space.n, space.start
+        eye = np.eye(n, dtype=np.float32)
+        box = gym.spaces.Box(0.0, 1.0, (n,), np.float32)
+        return box, "vector", lambda x: eye[int(x) - start].copy(), lambda v: np.int64(int(np.argmax(v)) + start)
+    if isinstance(space, spaces.MultiDiscrete):
+        return _lower_multidiscrete_obs(space)
+    if isinstance(space, spaces.MultiBinary):
+        shape, size_ = space.shape, int(np.prod(space.shape))
+        box = gym.spaces.Box(0.0, 1.0, (size_,), np.float32)
+        return box, "vector", lambda x: x.astype(np.float32).reshape(-1), lambda v: np.asarray(v).reshape(shape).astype(np.int8)
+    raise refuse(path, "be a space DreamerV2 can observe", type(space).__name__, "Use Box, Image, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple")
+
+
+def _lower_image(space: spaces.Image, path: str, size: Tuple[int, int]) -> Tuple[Any, str, Fn, Fn]:
+    chw = getattr(space, "layout", "HWC") == "CHW"
+    h, w, c = (space.shape[1], space.shape[2], space.shape[0]) if chw else space.shape
+    if (h, w) != size and c not in (3, 4):
+        raise refuse(
+            path,
+            f"have 3 or 4 channels to be resized to {size} by DreamerV2's ResizeImage (PIL)",
+            f"{c} channel(s) at {h}x{w}",
+            f"Render at {size[0]}x{size[1]}, or pass size=({h}, {w}) to to_dreamerv2",
+        )
+    box = gym.spaces.Box(0, 255, (h, w, c), np.uint8)
+    if chw:
+        return box, "image", lambda x: np.ascontiguousarray(np.transpose(x, (1, 2, 0))), lambda v: np.ascontiguousarray(np.transpose(v, (2, 0, 1)))
+    return box, "image", _same, _same
+
+
+def _same(x: Any) -> Any:
+    return x
+
+
+def _lower_box_obs(space: spaces.Box, path: str) -> Tuple[Any, str, Fn, Fn]:
+    dtype, shape = space.dtype, space.shape
+    if dtype.kind == "f" and dtype.itemsize > 4:
+        raise refuse(path, "have dtype float32 or float16 (DreamerV2 computes in float32)", f"dtype {dtype.name}", "Declare the Box with dtype=np.float32 and cast in the env")
+    if dtype.kind in "iu" and max(abs(int(space.low.min())), abs(int(space.high.max()))) > FLOAT32_EXACT_INT:
+        raise refuse(
+            path,
+            f"have bounds within +-{FLOAT32_EXACT_INT} to be exact as float32",
+            f"[{int(space.low.min())}, {int(space.high.max())}]",
+            "Narrow the bounds, or scale the value in the env and declare a float32 Box",
+        )
+    box = gym.spaces.Box(space.low.astype(np.float32).reshape(-1), space.high.astype(np.float32).reshape(-1), (max(1, space.low.size),), np.float32)
+    if dtype == np.float32 and len(shape) == 1:
+        return box, "vector", _same, _same
+    if dtype == np.float32:
+        return box, "vector", lambda x: x.reshape(-1), lambda v: np.asarray(v).reshape(shape)
+    return box, "vector", lambda x: x.astype(np.float32).reshape(-1), lambda v: np.asarray(v).reshape(shape).astype(dtype)
+
+
+def _lower_multidiscrete_obs(space: spaces.MultiDiscrete) -> Tuple[Any, str, Fn, Fn]:
+    nvec, start, shape = space.nvec.reshape(-1), space.start.reshape(-1), space.shape
+    offsets = np.concatenate([[0], np.cumsum(nvec)[:-1]]).astype(np.int64)
+    total = int(nvec.sum())
+    box = gym.spaces.Box(0.0, 1.0, (total,), np.float32)
+
+    def encode(x: np.ndarray) -> np.ndarray:
+        out = np.zeros(total, np.float32)
+        out[offsets + (x.reshape(-1) - start)] = 1.0
+        return out
+
+    def decode(v: np.ndarray) -> np.ndarray:
+        v = np.asarray(v)
+        values = [int(np.argmax(v[o:o + n])) for o, n in zip(offsets, nvec)]
+        return (np.asarray(values, np.int64) + start).reshape(shape)
+
+    return box, "vector", encode, decode
+
+
+# -- actions -----------------------------------------------------------------------------------
+class ActionLowering:
+    """Neutral action space -> one gym Discrete or float32 Box, with ``decode`` back to neutral.
+
+    ``decode`` validates (cheap, precomputed) unless ``check_actions=False``: an invalid action
+    raises :class:`~bridge.errors.ContractError` before the env is touched.
+    """
+
+    def __init__(self, space: spaces.Space, action_bounds: Any = None, check_actions: bool = True) -> None:
+        self.neutral = space
+        inner, self.principal_key = space, None
+        if isinstance(space, spaces.Dict):
+            if list(space.keys()) != ["action"]:
+                raise refuse(
+                    "action",
+                    "be a Dict with the single principal key 'action' (DreamerV2's agent acts only on act_space['action'])",
+                    f"keys {list(space.keys())}",
+                    "Put the whole action under 'action', e.g. Dict(action=Box(...)), and split it in the env",
+                )
+            inner, self.principal_key = space["action"], "action"
+        path = "action['action']" if self.principal_key else "action"
+        self.space, decode, self.discrete = _lower_action(inner, path, action_bounds, check_actions)
+        self.encode = _action_encoder(inner, self.space)
+        key = self.principal_key
+        self.decode = decode if key is None else (lambda a: {key: decode(a)})
+        # the (low, high) that -1 and 1 map onto, in the neutral dtype (None for discrete actions)
+        self.bounds = getattr(decode, "bounds", None)
+
+
+def _hybrid(space: spaces.Space, path: str) -> Exception:
+    return refuse(
+        path,
+        "be one Discrete, MultiDiscrete, MultiBinary or float Box (DreamerV2's actor outputs one distribution: one-hot or continuous)",
+        repr(space),
+        "Split a hybrid action: discretize the continuous part into a MultiDiscrete, or make the discrete part a Box the env thresholds",
+    )
+
+
+def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> Tuple[Any, Fn, bool]:
+    if isinstance(space, spaces.Discrete):
+        return gym.spaces.Discrete(space.n), _index_decoder(space.n, path, check, lambda i: space.start + i), True
+    if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary)):
+        if isinstance(space, spaces.MultiBinary):
+            nvec, start, dtype = np.full(space.shape, 2, np.int64), np.zeros(space.shape, np.int64), np.int8
+        else:
+            nvec, start, dtype = space.nvec, space.start, np.int64
+        joint = int(np.prod(nvec.astype(object)))
+        if joint > MAX_JOINT_ACTIONS:
+            raise refuse(
+                path,
+                f"have at most {MAX_JOINT_ACTIONS} joint values to become one DreamerV2 one-hot action",
+                f"{joint} ({space!r})",
+                "Use fewer values per entry, split the action across steps, or use a float Box",
+            )
+        table = (np.array(list(itertools.product(*[range(int(n)) for n in nvec.reshape(-1)])), np.int64) + start.reshape(-1))
+        table = table.reshape((joint,) + space.shape).astype(dtype)
+        return gym.spaces.Discrete(joint), _index_decoder(joint, path, check, lambda i: table[i].copy()), True
+    if isinstance(space, spaces.Box):
+        return _lower_box_action(space, path, bounds, check)
+    raise _hybrid(space, path)
+
+
+def _index_decoder(n: int, path: str, check: bool, lookup: Fn) -> Fn:
+    def decode(a: Any) -> Any:
+        if check:
+            ok = isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) or (isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind in "iu")
+            if not ok or not 0 <= int(a) < n:
+                raise ContractError(
+                    message(f"the Dreamer-ready {path}", f"be an integer index in [0, {n - 1}]", _show(a), "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env")
+                )
+        return lookup(int(a))
+
+    return decode
+
+
+def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) -> Tuple[Any, Fn, bool]:
+    if space.dtype.kind != "f":
+        raise refuse(path, "be a float Box (DreamerV2's NormalizeAction emits floats)", f"dtype {space.dtype.name}", "Use Discrete or MultiDiscrete for integer actions, or a float Box rounded in the env")
+    low, high = space.low.astype(np.float64), space.high.astype(np.float64)
+    if bounds is not None:
+        low, high = _user_bounds(space, bounds)
+    bad = np.argwhere(~(np.isfinite(low) & np.isfinite(high)))
+    if bad.size:
+        index = tuple(int(i) for i in bad[0])
+        raise refuse(
+            f"{path}{list(index)}",
+            "have finite bounds for DreamerV2's NormalizeAction (it passes unbounded dims through unscaled)",
+            f"[{low[index]!r}, {high[index]!r}]",
+            "Pass action_bounds=(low, high) with the finite range the policy should cover, or declare finite bounds",
+        )
+    dtype, shape = space.dtype, space.shape
+    tol = SNAP_EPSILONS * np.finfo(np.float32).eps * np.maximum(1.0, np.abs(low) + np.abs(high))
+    low_t, high_t = low.astype(dtype), high.astype(dtype)
+    box = gym.spaces.Box(low.astype(np.float32), high.astype(np.float32), shape, np.float32)
+
+    def decode(a: Any) -> np.ndarray:
+        x = np.asarray(a, dtype=np.float64)
+        if check and (x.shape != shape or not (np.all(x >= low - tol) and np.all(x <= high + tol))):
+            found = space.mismatch(np.asarray(a), "action") if x.shape != shape else None
+            detail = _show(a) if found is None else found[2]
+            raise ContractError(
+                message(f"the Dreamer-ready {path}", f"be a float array of shape {shape} inside [low, high] = [{_short(low)}, {_short(high)}]", detail, "Send values in [-1, 1] through DreamerV2's NormalizeAction")
+            )
+        out = np.clip(x, low, high).astype(dtype)
+        out = np.where(np.abs(x - high) <= tol, high_t, out)
+        return np.where(np.abs(x - low) <= tol, low_t, out)
+
+    decode.bounds = (low_t, high_t)  # type: ignore[attr-defined]
+    return box, decode, False
+
+
+def _user_bounds(space: spaces.Box, bounds: Any) -> Tuple[np.ndarray, np.ndarray]:
+    try:
+        low, high = (np.broadcast_to(np.asarray(b, np.float64), space.shape) for b in bounds)
+    except (TypeError, ValueError) as e:
+        raise refuse("action_bounds", f"be a pair (low, high) broadcastable to {space.shape}", repr(bounds), "Pass e.g. action_bounds=(-1.0, 1.0)", SpecError) from e
+    ok = np.isfinite(low) & np.isfinite(high) & (low < high) & (low >= space.low) & (high <= space.high)
+    if not ok.all():
+        index = tuple(int(i) for i in np.argwhere(~ok)[0])
+        raise refuse(
+            f"action_bounds{list(index)}",
+            f"be finite, low < high, and inside the action space [{space.low[index]!r}, {space.high[index]!r}]",
+            f"[{low[index]!r}, {high[index]!r}]",
+            "Pass finite bounds within the declared space",
+            SpecError,
+        )
+    return low, high
+
+
+def _action_encoder(space: spaces.Space, lowered: Any) -> Fn:
+    """Neutral action -> the Dreamer-ready action (index or array), for tapes and tests."""
+    if isinstance(space, spaces.Discrete):
+        return lambda a: int(a) - space.start
+    if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary)):
+        nvec = space.nvec if isinstance(space, spaces.MultiDiscrete) else np.full(space.shape, 2)
+        start = space.start if isinstance(space, spaces.MultiDiscrete) else np.zeros(space.shape, np.int64)
+        return lambda a: int(np.ravel_multi_index(tuple((np.asarray(a) - start).reshape(-1)), tuple(nvec.reshape(-1))))
+    return lambda a: np.asarray(a, np.float32)
+
+
+def _show(x: Any) -> str:
+    from bridge.spaces import _describe_value
+
+    return _describe_value(x)
+
+
+def _short(arr: np.ndarray) -> str:
+    flat = arr.reshape(-1)
+    return repr(float(flat[0])) if flat.size and np.all(flat == flat[0]) else np.array2string(arr, threshold=6, separator=", ")
+
+
+def lowering_summary(obs: ObservationLowering, act: ActionLowering) -> DictT[str, Any]:
+    """A readable account of both lowerings (for docs, logs and the CLI)."""
+    return {
+        "observation": {leaf.key: f"{leaf.path} -> {leaf.kind} {tuple(leaf.space.shape)} {leaf.space.dtype}" for leaf in obs.leaves},
+        "action": f"{act.neutral!r} -> {act.space!r}",
+    }

@@ -1,0 +1,316 @@
+"""Export a neutral env to the Gym 0.23.1 API (legacy era): ``to_gym``, ``register``, the "gym" profile.
+
+Episode ends follow gym 0.23: ``done = terminated or truncated``; ``info["TimeLimit.truncated"]`` is
+True only for a cut-off that is not also a termination (termination wins); ``info["is_terminal"]``
+is ``terminated`` (what DreamerV2's GymWrapper reads). Spaces convert losslessly or raise a
+:class:`~bridge.errors.ConversionError` that names the path inside the space.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections import OrderedDict
+from typing import Any, Callable, List, Optional, Tuple
+
+import numpy as np
+
+from bridge import spaces
+from bridge.checker import Report, register_profile
+from bridge.compat import optional_import
+from bridge.env import Env, TimeLimit
+from bridge.errors import ContractError, ConversionError, SpecError, message
+
+gym = optional_import("gym", "bridge.adapters.gym")
+
+__all__ = ["GymEnv", "to_gym", "to_gym_space", "register", "make_gym"]
+
+Encoder = Callable[[Any], Any]
+
+
+# -- spaces ------------------------------------------------------------------------------------
+def _refuse(subject: str, expectation: str, actual: object, fix: str) -> ConversionError:
+    error = ConversionError(message(subject, expectation, actual, fix))
+    error.parts = (subject, expectation, actual if isinstance(actual, str) else repr(actual), fix)  # type: ignore[attr-defined]
+    return error
+
+
+def to_gym_space(space: spaces.Space, path: str = "observation") -> Any:
+    """The gym 0.23 space holding exactly the values of ``space`` (``path`` names it in errors)."""
+    if isinstance(space, spaces.Box):  # Image included: uint8 HWC stays uint8 HWC
+        return gym.spaces.Box(space.low, space.high, space.shape, space.dtype)
+    if isinstance(space, spaces.Discrete):
+        return gym.spaces.Discrete(space.n, start=space.start)
+    if isinstance(space, spaces.MultiDiscrete):
+        if space.start.any():
+            raise _refuse(
+                path,
+                "be a MultiDiscrete with start 0 for gym 0.23 (its MultiDiscrete has no start)",
+                f"start={space.start.tolist()}",
+                "Shift the values to start at 0 in the env, or use a Tuple of Discrete(n, start)",
+            )
+        return gym.spaces.MultiDiscrete(space.nvec.copy())
+    if isinstance(space, spaces.MultiBinary):
+        return gym.spaces.MultiBinary(list(space.shape) if len(space.shape) > 1 else space.shape[0])
+    if isinstance(space, spaces.Dict):
+        # an OrderedDict keeps the declared order (gym 0.23 sorts plain dicts)
+        return gym.spaces.Dict(OrderedDict((k, to_gym_space(s, f"{path}[{k!r}]")) for k, s in space.items()))
+    if isinstance(space, spaces.Tuple):
+        return gym.spaces.Tuple([to_gym_space(s, f"{path}[{i}]") for i, s in enumerate(space)])
+    raise _refuse(path, "be a bridge space gym 0.23 can hold", type(space).__name__, "Use Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple")
+
+
+def _has_discrete(space: spaces.Space) -> bool:
+    if isinstance(space, spaces.Dict):
+        return any(_has_discrete(s) for s in space.spaces.values())
+    if isinstance(space, spaces.Tuple):
+        return any(_has_discrete(s) for s in space)
+    return isinstance(space, spaces.Discrete)
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _obs_encoder(space: spaces.Space) -> Encoder:
+    """Neutral -> gym observation: a Discrete value becomes a Python int (what check_env wants)."""
+    if not _has_discrete(space):
+        return _identity
+    if isinstance(space, spaces.Discrete):
+        return int
+    if isinstance(space, spaces.Dict):
+        parts = [(k, _obs_encoder(s)) for k, s in space.items()]
+        return lambda x: OrderedDict((k, f(x[k])) for k, f in parts)
+    parts_t = [_obs_encoder(s) for s in space]  # Tuple
+    return lambda x: tuple(f(v) for f, v in zip(parts_t, x))
+
+
+def _obs_decoder(space: spaces.Space) -> Encoder:
+    """Gym -> neutral observation (the inverse of :func:`_obs_encoder`)."""
+    if not _has_discrete(space):
+        return _identity
+    if isinstance(space, spaces.Discrete):
+        return np.int64
+    if isinstance(space, spaces.Dict):
+        parts = [(k, _obs_decoder(s)) for k, s in space.items()]
+        return lambda x: {k: f(x[k]) for k, f in parts}
+    parts_t = [_obs_decoder(s) for s in space]
+    return lambda x: tuple(f(v) for f, v in zip(parts_t, x))
+
+
+def _cast_array(dtype: np.dtype) -> Encoder:
+    """Gym users pass lists and other float widths; cast only where the kind is kept."""
+
+    def cast(x: Any) -> Any:
+        if isinstance(x, (list, tuple)):
+            x = np.asarray(x)
+        if isinstance(x, (np.ndarray, np.generic)) and x.dtype != dtype and np.can_cast(x.dtype, dtype, "same_kind"):
+            return np.asarray(x, dtype=dtype)
+        return x
+
+    return cast
+
+
+def _scalar_int(x: Any) -> Any:
+    if isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iu":
+        return x.item()
+    return x
+
+
+def _action_decoder(space: spaces.Space) -> Encoder:
+    """Gym -> neutral action: lists to arrays, 0-d int arrays to ints; nothing that loses values."""
+    if isinstance(space, spaces.Discrete):
+        return _scalar_int
+    if isinstance(space, (spaces.Box, spaces.MultiDiscrete, spaces.MultiBinary)):
+        return _cast_array(space.dtype)
+    if isinstance(space, spaces.Dict):
+        parts = [(k, _action_decoder(s)) for k, s in space.items()]
+        return lambda x: {k: f(x[k]) for k, f in parts} if isinstance(x, dict) and set(x) == set(space.spaces) else x
+    parts_t = [_action_decoder(s) for s in space]
+    return lambda x: tuple(f(v) for f, v in zip(parts_t, x)) if isinstance(x, (tuple, list)) and len(x) == len(parts_t) else x
+
+
+# -- the env -----------------------------------------------------------------------------------
+class GymEnv(gym.Env):
+    """A neutral :class:`~bridge.env.Env` behind the gym 0.23.1 API (build it with :func:`to_gym`).
+
+    The neutral env's Generator is the only one: ``reset(seed=...)`` and ``seed(s)`` (applied at
+    the next reset) reach it. ``last_flags`` holds the neutral ``(terminated, truncated)`` of the
+    last step, for checkers and tests.
+    """
+
+    def __init__(self, env: Env, *, check_actions: bool = True) -> None:
+        if not isinstance(env, Env):
+            raise SpecError(message("to_gym env", "be a bridge.Env", type(env).__name__, "Pass a bridge.Env subclass instance"))
+        observation_space = to_gym_space(env.observation_space, "observation")
+        action_space = to_gym_space(env.action_space, "action")
+        self.env = env
+        self.observation_space, self.action_space = observation_space, action_space
+        self._neutral_action_space = env.action_space
+        self._encode_obs = _obs_encoder(env.observation_space)
+        self.decode_observation = _obs_decoder(env.observation_space)
+        self._decode_action = _action_decoder(env.action_space)
+        self._check_actions = bool(check_actions)
+        self._pending_seed: Optional[int] = None
+        self._has_reset = False
+        self.last_flags: Tuple[bool, bool] = (False, False)
+        modes = list(env.metadata.get("render_modes", []))
+        fps = env.metadata.get("render_fps")
+        self.metadata = {"render_modes": modes, "render.modes": modes, "render_fps": fps, "video.frames_per_second": fps}
+
+    @property
+    def np_random(self) -> np.random.Generator:  # type: ignore[override]
+        return self.env.np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self.env.np_random = value
+
+    def seed(self, seed: Optional[int] = None) -> List[Optional[int]]:
+        """Gym 0.23's deprecated seeding: the next ``reset()`` uses ``seed``."""
+        self._pending_seed = seed
+        return [seed]
+
+    def reset(self, *, seed: Optional[int] = None, return_info: bool = False, options: Optional[dict] = None) -> Any:
+        if seed is None:
+            seed, self._pending_seed = self._pending_seed, None
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._has_reset = True
+        obs = self._encode_obs(obs)
+        return (obs, info) if return_info else obs
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, dict]:
+        if not self._has_reset:
+            raise ContractError(message("gym env step()", "come after reset()", "step() before the first reset()", "Call env.reset() first"))
+        action = self._decode_action(action)
+        if self._check_actions and not self._neutral_action_space.contains(action):
+            raise ContractError(message(*self._neutral_action_space.mismatch(action, "action")))
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        terminated, truncated = bool(terminated), bool(truncated)
+        self.last_flags = (terminated, truncated)
+        info = dict(info)
+        info["TimeLimit.truncated"] = truncated and not terminated
+        info["is_terminal"] = terminated
+        return self._encode_obs(obs), float(reward), terminated or truncated, info
+
+    def render(self, mode: str = "human") -> Any:
+        if mode != self.env.render_mode:
+            raise ContractError(
+                message(
+                    f"render(mode={mode!r})",
+                    f"ask for the neutral env's render_mode {self.env.render_mode!r}",
+                    repr(mode),
+                    "Neutral envs fix the mode at construction: build the env with render_mode=... and render with that mode",
+                )
+            )
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+    def __repr__(self) -> str:
+        return f"<GymEnv{self.env!r}>"
+
+
+def to_gym(env: Any, *, check_actions: bool = True) -> GymEnv:
+    """Export ``env`` (a bridge.Env or a registered id) to the gym 0.23.1 API.
+
+    Args:
+        env: the neutral environment, or an id for :func:`bridge.make`.
+        check_actions: validate every action against the neutral space (cheap); ``False`` skips it.
+
+    Raises:
+        ConversionError: a space gym 0.23 cannot hold; nothing is wrapped.
+    """
+    if isinstance(env, str):
+        from bridge.registry import make
+
+        env = make(env)
+    return GymEnv(env, check_actions=check_actions)
+
+
+def make_gym(entry_point: Any, max_episode_steps: Optional[int] = None, **kwargs: Any) -> GymEnv:
+    """Build the neutral env from ``entry_point`` (+ ``kwargs``), cap it, export it (gym's entry point)."""
+    from bridge.registry import load_entry_point
+
+    env = load_entry_point(entry_point)(**kwargs)
+    if max_episode_steps is not None:
+        env = TimeLimit(env, max_episode_steps)
+    return GymEnv(env)
+
+
+def register(id: str, entry_point: Any, max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None) -> None:
+    """Register a neutral env in gym 0.23's registry so that ``gym.make(id)`` returns its export.
+
+    The step cap is the neutral :class:`~bridge.env.TimeLimit` (termination wins on the cap step);
+    gym's own TimeLimit is not added, because it marks a cap step that the env also truncates as
+    not truncated. ``gym.make`` still adds its OrderEnforcing wrapper.
+    """
+    if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) or max_episode_steps < 1):
+        raise SpecError(message("max_episode_steps", "be an int >= 1 or None", max_episode_steps, "Pass e.g. 100"))
+    factory = functools.partial(make_gym, entry_point, max_episode_steps)
+    gym.envs.registration.register(id=id, entry_point=factory, kwargs=dict(kwargs or {}))
+
+
+# -- the "gym" check profile -------------------------------------------------------------------
+T = "gym"
+
+
+def _report_failure(report: Report, what: str, error: Exception, fix: str, check: str) -> None:
+    parts = getattr(error, "parts", None)
+    if parts is not None:
+        report.add(T, "error", *parts, check=check)
+    else:
+        report.add(T, "error", what, "run without raising", f"{type(error).__name__}: {error}", fix, check)
+
+
+def _gym_profile(env: Env, report: Report, seed: int) -> None:
+    """gym's own ``check_env`` (behind gym.make's OrderEnforcing) plus the episode-end mapping."""
+    try:
+        exported = to_gym(env)
+    except ConversionError as e:
+        _report_failure(report, "to_gym(env)", e, "Change the space", "spaces")
+        return
+    checker = getattr(getattr(gym.utils, "env_checker", None), "check_env", None)
+    if checker is not None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                checker(gym.wrappers.OrderEnforcing(exported), warn=True)
+            except Exception as e:  # gym's checker asserts; report what it says
+                report.add(T, "error", "gym.utils.env_checker.check_env", "pass", f"{type(e).__name__}: {e}", "Fix what gym's checker names", "check_env")
+        for w in caught:
+            if "gym" in str(getattr(w, "filename", "")) and "WARN" in str(w.message):
+                report.add(T, "warning", "gym.utils.env_checker.check_env", "not warn", str(w.message).strip(), "Consider gym's advice", "check_env")
+    try:
+        _check_episode_ends(env, report, seed)
+    except Exception as e:  # user code raised: report, never crash the checker
+        _report_failure(report, "the gym export", e, "Fix the exception in the env", "episode-end")
+
+
+def _check_episode_ends(env: Env, report: Report, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    capped = to_gym(TimeLimit(env, 1))
+    capped.reset(seed=seed)
+    _, _, done, info = capped.step(env.action_space.sample(rng))
+    terminated, truncated = capped.last_flags
+    expected = {"done": True, "is_terminal": terminated, "TimeLimit.truncated": not terminated}
+    got = {"done": done, "is_terminal": info.get("is_terminal"), "TimeLimit.truncated": info.get("TimeLimit.truncated")}
+    if got != expected:
+        report.add(T, "error", "a time-out step", f"map to {expected}", repr(got), "Report bugs in bridge.adapters.gym", "episode-end")
+    exported = to_gym(env)
+    exported.reset(seed=seed)
+    for _ in range(50):
+        obs, _, done, info = exported.step(env.action_space.sample(rng))
+        terminated, truncated = exported.last_flags
+        if (done, info["is_terminal"], info["TimeLimit.truncated"]) != (terminated or truncated, terminated, truncated and not terminated):
+            report.add(T, "error", "a step's episode-end flags", "follow done/is_terminal/TimeLimit.truncated", repr(info), "Report bugs in bridge.adapters.gym", "episode-end")
+            return
+        if not exported.observation_space.contains(obs):
+            report.add(T, "error", "a step observation", "lie in the gym observation_space", repr(obs)[:80], "Report bugs in bridge.adapters.gym", "observation")
+            return
+        if done:
+            exported.reset()
+
+
+register_profile(T, _gym_profile)
