@@ -1,0 +1,32 @@
+"""A MATLAB-style facade (Reinforcement Learning Toolbox names) over the neutral core.
+
+Port a MATLAB environment line by line: ``rlNumericSpec`` / ``rlFiniteSetSpec`` describe the
+channels, ``rlFunctionEnv(obsInfo, actInfo, stepFcn, resetFcn)`` builds a ``bridge.Env`` that
+every export takes, ``sim`` runs a policy and returns the experience. numpy and bridge only: it
+runs in both eras. Importing it registers the "matlab" check profile. See docs/matlab.md.
+"""
+
+from __future__ import annotations
+
+from bridge.adapters.matlab import profile as _profile  # noqa: F401  (registers the "matlab" check)
+from bridge.adapters.matlab.function_env import rlFunctionEnv
+from bridge.adapters.matlab.simulation import IS_DONE, Experience, rlSimulationOptions, sim
+from bridge.adapters.matlab.specs import DATA_TYPES, rlFiniteSetSpec, rlNumericSpec
+from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo, specs_from_space, validateEnvironment
+from bridge.adapters.matlab.vector_env import rlFunctionVectorEnv
+
+__all__ = [
+    "rlNumericSpec",
+    "rlFiniteSetSpec",
+    "rlFunctionEnv",
+    "rlFunctionVectorEnv",
+    "validateEnvironment",
+    "getObservationInfo",
+    "getActionInfo",
+    "rlSimulationOptions",
+    "sim",
+    "Experience",
+    "IS_DONE",
+    "DATA_TYPES",
+    "specs_from_space",
+]

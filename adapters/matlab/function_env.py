@@ -1,0 +1,235 @@
+"""``rlFunctionEnv``: an environment from a MATLAB-style step function and reset function.
+
+The result is a :class:`bridge.Env`, so every export takes it as it is. The user's functions work
+in MATLAB values (finite-set actions arrive as the element VALUE, a hybrid action as
+``[element, array]``, several observation channels as a list); the facade converts at the
+boundary to neutral values (Discrete index, Box array of the spec's dtype, Dict of channels).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, List, Optional, Tuple
+
+import numpy as np
+
+from bridge import spaces
+from bridge.env import Env
+from bridge.errors import ContractError, SpecError
+from bridge.spaces import _describe_value
+
+from bridge.adapters.matlab import convert
+from bridge.adapters.matlab.specs import rlFiniteSetSpec, spec_kind
+
+__all__ = ["rlFunctionEnv"]
+
+STEP_OUTPUTS = ("NextObservation", "Reward", "IsDone", "Info")
+RESET_OUTPUTS = ("InitialObservation", "Info")
+
+
+def observation_channels(observationInfo: Any) -> Tuple[List[Any], Optional[List[str]]]:
+    """Copies of the observation specs, and the Dict keys when there are several channels."""
+    many = isinstance(observationInfo, (list, tuple))
+    specs = list(observationInfo) if many else [observationInfo]
+    if not specs or any(spec_kind(s) is None for s in specs):
+        raise convert.fail(
+            "observationInfo", "be an rlNumericSpec, an rlFiniteSetSpec or a non-empty list of them",
+            _describe_value(observationInfo), "Build it with rlNumericSpec([4, 1]) or rlFiniteSetSpec([...])", SpecError,
+        )
+    specs = [copy.deepcopy(s) for s in specs]  # later edits to the caller's specs must not desync the spaces
+    if not many:
+        return specs, None
+    keys = [s.Name or f"obs{i + 1}" for i, s in enumerate(specs)]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise convert.fail("observationInfo Names", "be distinct (they key the Dict observation)", repeated, "Give every channel its own Name", SpecError)
+    return specs, keys
+
+
+def action_channels(actionInfo: Any) -> List[Any]:
+    """Copies of the action specs: one spec, or [rlFiniteSetSpec, rlNumericSpec] for a hybrid."""
+    specs = list(actionInfo) if isinstance(actionInfo, (list, tuple)) else [actionInfo]
+    kinds = [spec_kind(s) for s in specs]
+    if kinds not in (["numeric"], ["finite"], ["finite", "numeric"]):
+        raise convert.fail(
+            "actionInfo", "be one rlNumericSpec, one rlFiniteSetSpec, or [rlFiniteSetSpec, rlNumericSpec] (hybrid)",
+            _describe_value(actionInfo), "MATLAB allows one action channel, or two for a hybrid action", SpecError,
+        )
+    return [copy.deepcopy(s) for s in specs]
+
+
+def channels_space(specs: List[Any], keys: Optional[List[str]]) -> spaces.Space:
+    if keys is None:
+        return specs[0].to_space()
+    return spaces.Dict([(k, s.to_space()) for k, s in zip(keys, specs)])
+
+
+def action_space_of(specs: List[Any]) -> spaces.Space:
+    return specs[0].to_space() if len(specs) == 1 else spaces.Tuple([s.to_space() for s in specs])
+
+
+class rlFunctionEnv(Env):
+    """A custom environment from your step and reset functions, as MATLAB's ``rlFunctionEnv``.
+
+    Args:
+        observationInfo: an rlNumericSpec / rlFiniteSetSpec, or a list of them (a Dict
+            observation keyed by each spec's Name, falling back to "obs1", "obs2", ...).
+        actionInfo: one spec, or ``[rlFiniteSetSpec, rlNumericSpec]`` for a hybrid action (a
+            neutral ``Tuple(Discrete, Box)``).
+        stepFcn: ``stepFcn(Action, Info) -> (NextObservation, Reward, IsDone, Info)``.
+        resetFcn: ``resetFcn() -> (InitialObservation, Info)``.
+            Either may be a callable (lambda, ``functools.partial`` with extra parameters) or a
+            ``"module:function"`` string; a parameter named ``rng`` receives ``env.np_random``.
+        check_actions: validate each action against the action space (cheap); False skips it.
+        determinism: the snapshot promise; "strong" holds when the functions depend only on their
+            inputs (Action, Info, rng), as MATLAB's contract asks.
+        validate: run :func:`validateEnvironment` now, as MATLAB does at creation.
+
+    ``IsDone`` becomes ``terminated``; the env never truncates by itself: wrap it in
+    ``bridge.TimeLimit(env, MaxStepsPerEpisode)`` (or register it with ``max_episode_steps``).
+    """
+
+    metadata = {"render_modes": [], "render_fps": None}
+
+    def __init__(
+        self,
+        observationInfo: Any,
+        actionInfo: Any,
+        stepFcn: Any,
+        resetFcn: Any,
+        *,
+        check_actions: bool = True,
+        determinism: str = "strong",
+        validate: bool = True,
+    ) -> None:
+        self._obs_specs, self._obs_keys = observation_channels(observationInfo)
+        self._act_specs = action_channels(actionInfo)
+        self.observation_space = channels_space(self._obs_specs, self._obs_keys)
+        self.action_space = action_space_of(self._act_specs)
+        self.determinism = determinism
+        self.check_actions = bool(check_actions)
+        self._encode_obs = convert.channels_encoder(self._obs_specs, self._obs_keys)
+        self._decode_obs = convert.channels_decoder(self._obs_specs, self._obs_keys)
+        self._decode_action = convert.action_decoder(self._act_specs)
+        self._encode_action = convert.action_encoder(self._act_specs)
+        self.StepFcn = stepFcn
+        self.ResetFcn = resetFcn
+        self.Info: Any = None
+        if validate:
+            from bridge.adapters.matlab.validation import validateEnvironment
+
+            validateEnvironment(self)
+
+    # -- MATLAB properties -----------------------------------------------------------------------
+    @property
+    def StepFcn(self) -> Any:
+        """The step function as given (callable or "module:function")."""
+        return self._step_given
+
+    @StepFcn.setter
+    def StepFcn(self, value: Any) -> None:
+        fn = convert.resolve_function(value, "rlFunctionEnv StepFcn")
+        self._step_given, self._step_fn, self._step_rng = value, fn, convert.accepts_rng(fn)
+
+    @property
+    def ResetFcn(self) -> Any:
+        """The reset function as given (callable or "module:function")."""
+        return self._reset_given
+
+    @ResetFcn.setter
+    def ResetFcn(self, value: Any) -> None:
+        fn = convert.resolve_function(value, "rlFunctionEnv ResetFcn")
+        self._reset_given, self._reset_fn, self._reset_rng = value, fn, convert.accepts_rng(fn)
+
+    @property
+    def observationInfo(self) -> Any:
+        """Copies of the observation specs (one spec, or a list)."""
+        specs = [copy.deepcopy(s) for s in self._obs_specs]
+        return specs if self._obs_keys is not None else specs[0]
+
+    @property
+    def actionInfo(self) -> Any:
+        specs = [copy.deepcopy(s) for s in self._act_specs]
+        return specs if len(specs) > 1 else specs[0]
+
+    # -- the Env API ---------------------------------------------------------------------------
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+        super().reset(seed=seed)
+        out = self._reset_fn(rng=self.np_random) if self._reset_rng else self._reset_fn()
+        observation, info = convert.outputs(out, "ResetFcn", RESET_OUTPUTS)
+        neutral = self._encode_obs(observation, "ResetFcn output InitialObservation")
+        self.Info = info
+        return neutral, {}
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
+        if self.check_actions:
+            self._check_action(action)
+        value = self._decode_action(action)
+        out = self._step_fn(value, self.Info, rng=self.np_random) if self._step_rng else self._step_fn(value, self.Info)
+        observation, reward, is_done, info = convert.outputs(out, "StepFcn", STEP_OUTPUTS)
+        neutral = self._encode_obs(observation, "StepFcn output NextObservation")
+        reward = convert.to_reward(reward)
+        terminated = convert.to_done(is_done)
+        self.Info = info  # committed only once every output converted: a failed step changes nothing
+        return neutral, reward, terminated, False, {}
+
+    def _check_action(self, action: Any) -> None:
+        found = self.action_space.mismatch(action, "action")
+        if found is None:
+            return
+        subject, expectation, actual, fix = found
+        if isinstance(self._act_specs[0], rlFiniteSetSpec) and isinstance(self.action_space, spaces.Discrete):
+            expectation = f"{expectation} (an index into the rlFiniteSetSpec Elements {self._act_specs[0].Elements!r})"
+            fix = "Pass the element's index; env.to_neutral_action(value) converts an element value"
+        raise convert.fail(subject, expectation, actual, fix)
+
+    # -- MATLAB values <-> neutral values --------------------------------------------------------
+    def to_matlab_observation(self, observation: Any) -> Any:
+        """Neutral observation -> what a MATLAB policy sees (element values; a list of channels)."""
+        return self._decode_obs(observation)
+
+    def to_matlab_action(self, action: Any) -> Any:
+        """Neutral action -> the value the step function receives."""
+        return self._decode_action(action)
+
+    def to_neutral_action(self, value: Any) -> Any:
+        """MATLAB action value (an element of an rlFiniteSetSpec, an array, ...) -> neutral action."""
+        return self._encode_action(value, "action")
+
+    # -- snapshots: Info is the state (MATLAB's EnvData / LoggedSignals) ------------------------
+    def get_state(self) -> Any:
+        return {"Info": plain_copy(self.Info, "rlFunctionEnv Info")}
+
+    def set_state(self, state: Any) -> None:
+        self.Info = plain_copy(state["Info"], "rlFunctionEnv Info")
+
+    def __repr__(self) -> str:
+        name = lambda f: f if isinstance(f, str) else getattr(f, "__name__", type(f).__name__)  # noqa: E731
+        return f"<rlFunctionEnv StepFcn={name(self._step_given)} ResetFcn={name(self._reset_given)}>"
+
+
+def plain_copy(tree: Any, path: str) -> Any:
+    """A deep copy of plain data (dict with str keys, list, tuple, ndarray, numbers, str, None)."""
+    if isinstance(tree, np.ndarray):
+        if tree.dtype.kind not in "biufcUS":
+            raise convert.fail(path, "hold plain data to be snapshotted", f"an ndarray of dtype {tree.dtype}", "Keep numeric arrays in Info", ContractError)
+        return tree.copy()
+    if isinstance(tree, dict):
+        bad = [k for k in tree if not isinstance(k, str)]
+        if bad:
+            raise convert.fail(f"{path} keys", "be str to be snapshotted", repr(bad[0]), "Use string keys (MATLAB struct field names)", ContractError)
+        return {k: plain_copy(v, f"{path}[{k!r}]") for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(plain_copy(v, f"{path}[{i}]") for i, v in enumerate(tree))
+    if tree is None or isinstance(tree, (bool, int, float, str, np.generic)):
+        return tree
+    raise convert.fail(
+        path, "be plain data (dict, list, tuple, ndarray, number, str, bool or None) to be snapshotted",
+        type(tree).__name__, "Keep simulation state in Info as plain data and objects outside it (e.g. in a functools.partial)",
+    )
+
+
+def unwrap_function_env(env: Any) -> Optional[rlFunctionEnv]:
+    """The rlFunctionEnv under wrappers, or None."""
+    inner = getattr(env, "unwrapped", env)
+    return inner if isinstance(inner, rlFunctionEnv) else None
