@@ -71,15 +71,15 @@ def model_policy(model: Any) -> Policy:
 
 
 def evaluate(env: Any, policy: Policy, episodes: int = 100, seed: int = 1000) -> Dict[str, float]:
-    """Play ``episodes`` on a gymnasium env: success rate (terminated), mean return and length."""
+    """Play ``episodes``: success rate (``info["is_success"]`` at the end, else terminated), mean return, length."""
     successes, returns, lengths = 0, [], []
     obs, _ = env.reset(seed=seed)
     for _ in range(episodes):
         total, steps, done = 0.0, 0, False
         while not done:
-            obs, reward, terminated, truncated, _ = env.step(policy(obs))
+            obs, reward, terminated, truncated, info = env.step(policy(obs))
             total, steps, done = total + reward, steps + 1, terminated or truncated
-        successes += int(terminated)
+        successes += int(bool(info.get("is_success", terminated)))  # goal envs report success
         returns.append(total)
         lengths.append(steps)
         obs, _ = env.reset()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -53,7 +54,8 @@ def test_import_bridge_imports_no_framework():
         "bridge.make('envbridge/CartPole-v0').reset(seed=0); "
         f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # run outside the checkout, so the installed package is imported, not the source folder
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
 
 
