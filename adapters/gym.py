@@ -9,6 +9,7 @@ is ``terminated`` (what DreamerV2's GymWrapper reads). Spaces convert losslessly
 from __future__ import annotations
 
 import functools
+import importlib
 import warnings
 from collections import OrderedDict
 from typing import Any, Callable, List, Optional, Tuple
@@ -271,7 +272,11 @@ def _gym_profile(env: Env, report: Report, seed: int) -> None:
     except ConversionError as e:
         _report_failure(report, "to_gym(env)", e, "Change the space", "spaces")
         return
-    checker = getattr(getattr(gym.utils, "env_checker", None), "check_env", None)
+    try:  # a submodule gym does not import by itself
+        checker = importlib.import_module("gym.utils.env_checker").check_env
+    except (ImportError, AttributeError):
+        checker = None
+        report.add(T, "warning", "gym.utils.env_checker.check_env", "exist in this gym", gym.__version__, "Install gym==0.23.1 to run gym's own checker", "check_env")
     if checker is not None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -307,7 +312,7 @@ def _check_episode_ends(env: Env, report: Report, seed: int) -> None:
             report.add(T, "error", "a step's episode-end flags", "follow done/is_terminal/TimeLimit.truncated", repr(info), "Report bugs in bridge.adapters.gym", "episode-end")
             return
         if not exported.observation_space.contains(obs):
-            report.add(T, "error", "a step observation", "lie in the gym observation_space", repr(obs)[:80], "Report bugs in bridge.adapters.gym", "observation")
+            report.add(T, "error", "a step observation", "lie in the gym observation_space", repr(obs)[:80], "Return observations of exactly the declared dtype, shape and bounds", "observation")
             return
         if done:
             exported.reset()
