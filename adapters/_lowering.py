@@ -56,7 +56,7 @@ def _same(x: Any) -> Any:
 def lower(space: ns.Space, path: str, gym: Any, image_layout: str = "CHW") -> Lowering:
     """The lowering of neutral ``space`` at ``path`` (e.g. ``"observation"``) to ``gym.spaces``."""
     if image_layout not in LAYOUTS:
-        raise refuse("image_layout", f"be one of {LAYOUTS}", image_layout, "Pass image_layout='CHW' (SB3) or 'HWC'")
+        raise refuse("image_layout", f"be one of {LAYOUTS}", repr(image_layout), "Pass image_layout='CHW' (SB3) or 'HWC'")
     if isinstance(space, (ns.Dict, ns.Tuple)):
         return _lower_composite(space, path, gym, image_layout)
     if isinstance(space, ns.Image):
@@ -95,7 +95,7 @@ def _array_check(shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high:
             index = tuple(int(i) for i in np.argwhere(~inside)[0])
             bound = index[1:] if batch else index
             where = f"{path}{list(index)}" if index else path
-            return (where, f"lie in [{low[bound]!r}, {high[bound]!r}]", repr(x[index].item()), "Sample from env.action_space or clip the action into its bounds")
+            return (where, f"lie in [{low[bound].item()!r}, {high[bound].item()!r}]", repr(x[index].item()), "Sample from env.action_space or clip the action into its bounds")
         return None
 
     return (lambda x, path: check(x, path, False)), (lambda x, path: check(x, path, True))
