@@ -10,6 +10,7 @@ env's Generator (MATLAB's ``rand`` becomes ``rng.uniform``), like ``bridge.examp
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional, Tuple
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from bridge.env import Env, TimeLimit
 
 from bridge.adapters.matlab.function_env import rlFunctionEnv
-from bridge.adapters.matlab.specs import rlFiniteSetSpec, rlNumericSpec
+from bridge.adapters.matlab.specs import DATA_TYPES, rlFiniteSetSpec, rlNumericSpec
 from bridge.adapters.matlab.vector_env import rlFunctionVectorEnv
 
 __all__ = [
@@ -45,8 +46,9 @@ RewardForNotFalling = 1.0
 PenaltyForFalling = -10.0
 
 
-def cartpole_observation_info() -> rlNumericSpec:
-    obsInfo = rlNumericSpec([4, 1])
+def cartpole_observation_info(DataType: str = "double") -> rlNumericSpec:
+    """MATLAB's [4 1] observation; ``DataType="single"`` for float32 targets such as DreamerV2."""
+    obsInfo = rlNumericSpec([4, 1], DataType=DataType)
     obsInfo.Name = "CartPole States"
     obsInfo.Description = "x, dx, theta, dtheta"
     return obsInfo
@@ -65,16 +67,20 @@ def cartpole_action_info(kind: str = "discrete") -> Any:
 
 
 # -- one cart-pole ----------------------------------------------------------------------------------
-def cartpole_reset(rng: Optional[np.random.Generator] = None) -> Tuple[np.ndarray, dict]:
-    """``[InitialObservation, Info] = myResetFunction()``; ``rng`` replaces MATLAB's ``rand``."""
+def cartpole_reset(rng: Optional[np.random.Generator] = None, DataType: str = "double") -> Tuple[np.ndarray, dict]:
+    """``[InitialObservation, Info] = myResetFunction()``; ``rng`` replaces MATLAB's ``rand``.
+
+    ``DataType`` is an extra parameter (bind it with functools.partial): the state stays double,
+    the observation is cast as MATLAB's ``single(State)`` would.
+    """
     rng = rng if rng is not None else np.random.default_rng()
     State = rng.uniform(-0.05, 0.05, size=(4, 1))
     Info = {"State": State}
-    InitialObservation = State
+    InitialObservation = State.astype(DATA_TYPES[DataType])
     return InitialObservation, Info
 
 
-def _cartpole_transition(Force: Any, Info: dict) -> Tuple[np.ndarray, float, bool, dict]:
+def _cartpole_transition(Force: Any, Info: dict, DataType: str) -> Tuple[np.ndarray, float, bool, dict]:
     State = Info["State"]
     XDot = State[1, 0]
     Theta = State[2, 0]
@@ -89,30 +95,36 @@ def _cartpole_transition(Force: Any, Info: dict) -> Tuple[np.ndarray, float, boo
     XDotDot = temp - PoleMassLength * ThetaDotDot * CosTheta / SystemMass
 
     NextState = State + Ts * np.array([[XDot], [XDotDot], [ThetaDot], [ThetaDotDot]])
-    NextObs = NextState
-    X = NextObs[0, 0]
-    Theta = NextObs[2, 0]
+    X = NextState[0, 0]
+    Theta = NextState[2, 0]
     IsDone = bool(abs(X) > XThreshold or abs(Theta) > ThetaThresholdRadians)
+    NextObs = NextState.astype(DATA_TYPES[DataType])
     Reward = RewardForNotFalling if not IsDone else PenaltyForFalling
     return NextObs, Reward, IsDone, {"State": NextState}
 
 
-def cartpole_step_discrete(Action: Any, Info: dict) -> Tuple[np.ndarray, float, bool, dict]:
+def cartpole_step_discrete(Action: Any, Info: dict, DataType: str = "double") -> Tuple[np.ndarray, float, bool, dict]:
     """``[NextObs, Reward, IsDone, Info] = myStepFunction(Action, Info)``; Action is -10 or 10."""
     if Action not in (-MaxForce, MaxForce):
         raise ValueError(f"Action must be {-MaxForce:g} for going left and {MaxForce:g} for going right.")
-    return _cartpole_transition(Action, Info)
+    return _cartpole_transition(Action, Info, DataType)
 
 
-def cartpole_step_continuous(Action: Any, Info: dict) -> Tuple[np.ndarray, float, bool, dict]:
+def cartpole_step_continuous(Action: Any, Info: dict, DataType: str = "double") -> Tuple[np.ndarray, float, bool, dict]:
     """The same plant with a [1 1] force in [-10, 10] N."""
-    return _cartpole_transition(Action[0, 0], Info)
+    return _cartpole_transition(Action[0, 0], Info, DataType)
 
 
-def make_cartpole(kind: str = "discrete", MaxStepsPerEpisode: Optional[int] = 500) -> Env:
-    """The rlFunctionEnv cart-pole, in a ``bridge.TimeLimit`` of ``MaxStepsPerEpisode`` steps."""
-    step = cartpole_step_discrete if kind == "discrete" else cartpole_step_continuous
-    env: Env = rlFunctionEnv(cartpole_observation_info(), cartpole_action_info(kind), step, cartpole_reset)
+def make_cartpole(kind: str = "discrete", MaxStepsPerEpisode: Optional[int] = 500, DataType: str = "double") -> Env:
+    """The rlFunctionEnv cart-pole, in a ``bridge.TimeLimit`` of ``MaxStepsPerEpisode`` steps.
+
+    ``DataType`` is the observation's class ("double" as in MATLAB; "single" for DreamerV2).
+    """
+    step: Any = cartpole_step_discrete if kind == "discrete" else cartpole_step_continuous
+    reset: Any = cartpole_reset
+    if DataType != "double":  # extra parameters, bound like a MATLAB anonymous function
+        step, reset = functools.partial(step, DataType=DataType), functools.partial(reset, DataType=DataType)
+    env: Env = rlFunctionEnv(cartpole_observation_info(DataType), cartpole_action_info(kind), step, reset)
     return TimeLimit(env, MaxStepsPerEpisode) if MaxStepsPerEpisode else env
 
 
