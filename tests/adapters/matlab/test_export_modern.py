@@ -69,3 +69,15 @@ def test_ppo_learns_to_balance_the_matlab_cartpole():
     assert random_len < 40
     print(f"random {random_len:.1f} steps, PPO {trained_len:.1f} steps")
     assert trained_len > 5 * random_len, (trained_len, random_len)
+
+
+def test_vector_env_feeds_sb3_as_one_batch():
+    n = 8
+    vec_env = make_vec_env(cp.make_vector_cartpole(n, MaxStepsPerEpisode=5), n_envs=n, seed=0)
+    obs = vec_env.reset()
+    assert obs.shape == (n, 4, 1) and obs.dtype == np.float64
+    for t in range(5):
+        obs, rewards, dones, infos = vec_env.step(np.arange(n) % 2 if t % 2 else 1 - np.arange(n) % 2)
+    assert dones.all() and rewards.tolist() == [1.0] * n
+    assert all(info["TimeLimit.truncated"] and info["terminal_observation"].shape == (4, 1) for info in infos)
+    assert not any(np.array_equal(info["terminal_observation"], o) for info, o in zip(infos, obs))  # restarted
