@@ -9,9 +9,11 @@ runs in both eras. Importing it registers the "matlab" check profile. See docs/m
 from __future__ import annotations
 
 from bridge.adapters.matlab import profile as _profile  # noqa: F401  (registers the "matlab" check)
+from bridge.adapters.matlab.datatypes import DATA_TYPES
+from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import rlFunctionEnv
 from bridge.adapters.matlab.simulation import IS_DONE, Experience, rlSimulationOptions, sim
-from bridge.adapters.matlab.specs import DATA_TYPES, rlFiniteSetSpec, rlNumericSpec
+from bridge.adapters.matlab.specs import rlNumericSpec
 from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo, specs_from_space, validateEnvironment
 from bridge.adapters.matlab.vector_env import rlFunctionVectorEnv
 

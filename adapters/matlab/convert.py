@@ -11,14 +11,14 @@ import inspect
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
+from bridge.adapters.matlab.datatypes import CLASS_OF, matlab_size, same_size
+from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
+from bridge.adapters.matlab.specs import rlNumericSpec
 
 from bridge.errors import ContractError, SpecError, message
 from bridge.spaces import Box, _describe_value
 
-from bridge.adapters.matlab.specs import DATA_TYPES, matlab_size, rlFiniteSetSpec, rlNumericSpec, same_size
-
 Encoder = Callable[[Any, str], Any]
-_CLASS_OF = {dtype: name for name, dtype in DATA_TYPES.items()}
 
 
 def fail(subject: str, expectation: str, actual: Any, fix: str, kind: type = ContractError) -> Exception:
@@ -38,12 +38,21 @@ def resolve_function(fcn: Any, prop: str) -> Callable[..., Any]:
         try:
             found = getattr(importlib.import_module(module), name)
         except (ImportError, AttributeError) as e:
-            raise fail(prop, 'name an importable function as "module:function"', fcn, f"Check the module and function names ({type(e).__name__}: {e})", SpecError) from e
+            raise fail(
+                prop,
+                'name an importable function as "module:function"',
+                fcn,
+                f"Check the module and function names ({type(e).__name__}: {e})",
+                SpecError,
+            ) from e
         if callable(found):
             return found
     raise fail(
-        prop, 'be a callable or a "module:function" string', _describe_value(fcn),
-        "Pass e.g. my_step, functools.partial(my_step, params=p) or 'mypkg.cartpole:step'", SpecError,
+        prop,
+        'be a callable or a "module:function" string',
+        _describe_value(fcn),
+        "Pass e.g. my_step, functools.partial(my_step, params=p) or 'mypkg.cartpole:step'",
+        SpecError,
     )
 
 
@@ -79,7 +88,9 @@ def numeric_encoder(spec: rlNumericSpec, batch: Optional[int] = None) -> Encoder
     neutral = np.dtype(np.int8) if logical else dtype
     space = spec.to_space()
     low = high = None
-    if isinstance(space, Box) and (np.isfinite(np.asarray(spec.LowerLimit)).any() or np.isfinite(np.asarray(spec.UpperLimit)).any()):
+    if isinstance(space, Box) and (
+        np.isfinite(np.asarray(spec.LowerLimit)).any() or np.isfinite(np.asarray(spec.UpperLimit)).any()
+    ):
         low, high = space.low, space.high
 
     def encode(value: Any, subject: str) -> np.ndarray:
@@ -93,8 +104,10 @@ def numeric_encoder(spec: rlNumericSpec, batch: Optional[int] = None) -> Encoder
                 at = tuple(int(i) for i in np.argwhere(~inside)[0])
                 cell = at[1:] if batch is not None else at
                 raise fail(
-                    f"{subject}{list(at)}", f"lie in [LowerLimit, UpperLimit] = [{low[cell].item()!r}, {high[cell].item()!r}]",
-                    repr(arr[at].item()), "Keep the value inside the spec's limits, or widen them",
+                    f"{subject}{list(at)}",
+                    f"lie in [LowerLimit, UpperLimit] = [{low[cell].item()!r}, {high[cell].item()!r}]",
+                    repr(arr[at].item()),
+                    "Keep the value inside the spec's limits, or widen them",
                 )
         return arr
 
@@ -105,14 +118,28 @@ def _lossless(value: Any, spec: rlNumericSpec, subject: str, want: Tuple[int, ..
     dtype = spec.dtype
     arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(value, dtype=object)
     if arr.dtype.kind not in "biuf":
-        raise fail(subject, f"be a numeric array of DataType {spec.DataType!r}", _describe_value(value), f"Return np.asarray(value, dtype=np.{dtype.name})")
+        raise fail(
+            subject,
+            f"be a numeric array of DataType {spec.DataType!r}",
+            _describe_value(value),
+            f"Return np.asarray(value, dtype=np.{dtype.name})",
+        )
     shape = tuple(spec.shape)
-    fits = same_size(arr.shape, want) if batch is None else (arr.ndim >= 1 and arr.shape[0] == batch and same_size(arr.shape[1:], shape))
+    fits = (
+        same_size(arr.shape, want)
+        if batch is None
+        else (arr.ndim >= 1 and arr.shape[0] == batch and same_size(arr.shape[1:], shape))
+    )
     if not fits:
         size = matlab_size(shape) if batch is None else f"[{batch} x {matlab_size(shape)}] (NumEnv x Dimension)"
         got = matlab_size(arr.shape) if batch is None else str(list(arr.shape))
         each = " per instance" if batch is not None else ""
-        raise fail(subject, f"have size {size}", f"size {got}", f"Return {int(np.prod(shape))} values{each} shaped {matlab_size(shape)} (the spec's Dimension)")
+        raise fail(
+            subject,
+            f"have size {size}",
+            f"size {got}",
+            f"Return {int(np.prod(shape))} values{each} shaped {matlab_size(shape)} (the spec's Dimension)",
+        )
     arr = arr.reshape(want)
     if arr.dtype == dtype:
         return arr
@@ -122,12 +149,17 @@ def _lossless(value: Any, spec: rlNumericSpec, subject: str, want: Tuple[int, ..
             same = (arr == 0) | (arr == 1)
         else:
             back = cast.astype(arr.dtype)
-            same = (back == arr) | (np.isnan(arr) & np.isnan(back)) if arr.dtype.kind == "f" and dtype.kind == "f" else back == arr
+            same = (
+                (back == arr) | (np.isnan(arr) & np.isnan(back))
+                if arr.dtype.kind == "f" and dtype.kind == "f"
+                else back == arr
+            )
     if not same.all():
         bad = arr[~same].reshape(-1)[0].item()
-        source = _CLASS_OF.get(arr.dtype, arr.dtype.name)
+        source = CLASS_OF.get(arr.dtype, arr.dtype.name)
         raise fail(
-            subject, f"have DataType {spec.DataType!r} (numpy {dtype.name}) or values it holds exactly",
+            subject,
+            f"have DataType {spec.DataType!r} (numpy {dtype.name}) or values it holds exactly",
             f"{source} ({arr.dtype.name}) value {bad!r}",
             f"Return np.{dtype.name} values from your function (e.g. np.asarray(x, dtype=np.{dtype.name}))",
         )
@@ -155,7 +187,12 @@ def channels_encoder(specs: List[Any], keys: Optional[List[str]], batch: Optiona
     def encode(value: Any, subject: str) -> dict:
         if not isinstance(value, (list, tuple)) or len(value) != n:
             got = f"{len(value)} values" if isinstance(value, (list, tuple)) else _describe_value(value)
-            raise fail(subject, f"be a list of {n} channel values (one per observation spec)", got, "Return [channel1, channel2, ...] in the order of observationInfo")
+            raise fail(
+                subject,
+                f"be a list of {n} channel values (one per observation spec)",
+                got,
+                "Return [channel1, channel2, ...] in the order of observationInfo",
+            )
         return {key: part(v, f"{subject}{{{i + 1}}}") for i, (key, part, v) in enumerate(zip(keys, parts, value))}
 
     return encode
@@ -194,7 +231,12 @@ def action_encoder(specs: List[Any]) -> Encoder:
 
     def encode(value: Any, subject: str) -> tuple:
         if not isinstance(value, (list, tuple)) or len(value) != 2:
-            raise fail(subject, "be [discrete element, continuous array] (a hybrid action)", _describe_value(value), "Return a list of the two action channels")
+            raise fail(
+                subject,
+                "be [discrete element, continuous array] (a hybrid action)",
+                _describe_value(value),
+                "Return a list of the two action channels",
+            )
         return (parts[0](value[0], f"{subject}{{1}}"), parts[1](value[1], f"{subject}{{2}}"))
 
     return encode
@@ -218,18 +260,32 @@ def to_done(value: Any, subject: str = "StepFcn output IsDone") -> bool:
         return value
     if isinstance(value, np.bool_):
         return bool(value)
-    if isinstance(value, (int, np.integer, np.ndarray)) and np.size(value) == 1 and np.asarray(value).dtype.kind in "biu":
+    if (
+        isinstance(value, (int, np.integer, np.ndarray))
+        and np.size(value) == 1
+        and np.asarray(value).dtype.kind in "biu"
+    ):
         flag = np.asarray(value).reshape(()).item()
         if flag in (0, 1):
             return bool(flag)
-    raise fail(subject, "be a scalar logical (True or False; 0 or 1 also accepted)", _describe_value(value), "Return one logical, e.g. bool(abs(x) > 2.4)")
+    raise fail(
+        subject,
+        "be a scalar logical (True or False; 0 or 1 also accepted)",
+        _describe_value(value),
+        "Return one logical, e.g. bool(abs(x) > 2.4)",
+    )
 
 
 def to_rewards(value: Any, n: int, subject: str = "StepFcn output Reward") -> np.ndarray:
     """A batch of ``n`` rewards -> float64 array of shape (n,)."""
     arr = np.asarray(value) if not isinstance(value, (str, bytes)) else None
     if arr is None or arr.dtype.kind not in "iuf" or not same_size(arr.shape, (n,)):
-        raise fail(subject, f"be {n} real numbers (one per instance)", _describe_value(value), "Return an array of shape (NumEnv,)")
+        raise fail(
+            subject,
+            f"be {n} real numbers (one per instance)",
+            _describe_value(value),
+            "Return an array of shape (NumEnv,)",
+        )
     return arr.reshape(n).astype(np.float64)
 
 
@@ -240,5 +296,10 @@ def to_dones(value: Any, n: int, subject: str = "StepFcn output IsDone") -> np.n
     if ok and arr.dtype.kind != "b":
         ok = bool(((arr == 0) | (arr == 1)).all())
     if not ok:
-        raise fail(subject, f"be {n} logicals (one per instance)", _describe_value(value), "Return a bool array of shape (NumEnv,)")
+        raise fail(
+            subject,
+            f"be {n} logicals (one per instance)",
+            _describe_value(value),
+            "Return a bool array of shape (NumEnv,)",
+        )
     return arr.reshape(n).astype(bool)

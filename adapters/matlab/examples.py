@@ -14,12 +14,13 @@ import functools
 from typing import Any, Optional, Tuple
 
 import numpy as np
+from bridge.adapters.matlab.datatypes import DATA_TYPES
+from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
+from bridge.adapters.matlab.function_env import rlFunctionEnv
+from bridge.adapters.matlab.specs import rlNumericSpec
+from bridge.adapters.matlab.vector_env import rlFunctionVectorEnv
 
 from bridge.env import Env, TimeLimit
-
-from bridge.adapters.matlab.function_env import rlFunctionEnv
-from bridge.adapters.matlab.specs import DATA_TYPES, rlFiniteSetSpec, rlNumericSpec
-from bridge.adapters.matlab.vector_env import rlFunctionVectorEnv
 
 __all__ = [
     "cartpole_reset",
@@ -91,7 +92,9 @@ def _cartpole_transition(Force: Any, Info: dict, DataType: str) -> Tuple[np.ndar
     SystemMass = CartMass + PoleMass
     PoleMassLength = PoleMass * PoleLength
     temp = (Force + PoleMassLength * ThetaDot**2 * SinTheta) / SystemMass
-    ThetaDotDot = (Gravity * SinTheta - CosTheta * temp) / (PoleLength * (4.0 / 3.0 - PoleMass * CosTheta**2 / SystemMass))
+    ThetaDotDot = (Gravity * SinTheta - CosTheta * temp) / (
+        PoleLength * (4.0 / 3.0 - PoleMass * CosTheta**2 / SystemMass)
+    )
     XDotDot = temp - PoleMassLength * ThetaDotDot * CosTheta / SystemMass
 
     NextState = State + Ts * np.array([[XDot], [XDotDot], [ThetaDot], [ThetaDotDot]])
@@ -133,7 +136,9 @@ def vec_cartpole_setup(NumEnv: int) -> dict:
     return {"State": np.zeros((NumEnv, 4, 1))}
 
 
-def vec_cartpole_reset(EnvData: dict, ResetMask: np.ndarray, rng: Optional[np.random.Generator] = None) -> Tuple[np.ndarray, dict]:
+def vec_cartpole_reset(
+    EnvData: dict, ResetMask: np.ndarray, rng: Optional[np.random.Generator] = None
+) -> Tuple[np.ndarray, dict]:
     rng = rng if rng is not None else np.random.default_rng()
     State = EnvData["State"].copy()
     State[ResetMask] = rng.uniform(-0.05, 0.05, size=(int(ResetMask.sum()), 4, 1))
@@ -153,7 +158,9 @@ def vec_cartpole_step(Action: np.ndarray, EnvData: dict) -> Tuple[np.ndarray, np
     SystemMass = CartMass + PoleMass
     PoleMassLength = PoleMass * PoleLength
     temp = (Force + PoleMassLength * ThetaDot**2 * SinTheta) / SystemMass
-    ThetaDotDot = (Gravity * SinTheta - CosTheta * temp) / (PoleLength * (4.0 / 3.0 - PoleMass * CosTheta**2 / SystemMass))
+    ThetaDotDot = (Gravity * SinTheta - CosTheta * temp) / (
+        PoleLength * (4.0 / 3.0 - PoleMass * CosTheta**2 / SystemMass)
+    )
     XDotDot = temp - PoleMassLength * ThetaDotDot * CosTheta / SystemMass
 
     NextState = State + Ts * np.stack([XDot, XDotDot, ThetaDot, ThetaDotDot], axis=1)[:, :, None]
@@ -164,8 +171,16 @@ def vec_cartpole_step(Action: np.ndarray, EnvData: dict) -> Tuple[np.ndarray, np
     return NextState, Reward, IsDone, {"State": NextState}
 
 
-def make_vector_cartpole(NumEnv: int = 16, kind: str = "discrete", MaxStepsPerEpisode: Optional[int] = 500, autoreset_mode: str = "same-step") -> rlFunctionVectorEnv:
+def make_vector_cartpole(
+    NumEnv: int = 16, kind: str = "discrete", MaxStepsPerEpisode: Optional[int] = 500, autoreset_mode: str = "same-step"
+) -> rlFunctionVectorEnv:
     return rlFunctionVectorEnv(
-        cartpole_observation_info(), cartpole_action_info(kind), vec_cartpole_step, vec_cartpole_reset, vec_cartpole_setup,
-        NumEnv=NumEnv, MaxStepsPerEpisode=MaxStepsPerEpisode, autoreset_mode=autoreset_mode,
+        cartpole_observation_info(),
+        cartpole_action_info(kind),
+        vec_cartpole_step,
+        vec_cartpole_reset,
+        vec_cartpole_setup,
+        NumEnv=NumEnv,
+        MaxStepsPerEpisode=MaxStepsPerEpisode,
+        autoreset_mode=autoreset_mode,
     )

@@ -12,19 +12,28 @@ import copy
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
+from bridge.adapters.matlab import convert
+from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
+from bridge.adapters.matlab.specs import rlNumericSpec
 
 from bridge import spaces
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError
 from bridge.spaces import _describe_value
 
-from bridge.adapters.matlab import convert
-from bridge.adapters.matlab.specs import rlFiniteSetSpec, spec_kind
-
 __all__ = ["rlFunctionEnv"]
 
 STEP_OUTPUTS = ("NextObservation", "Reward", "IsDone", "Info")
 RESET_OUTPUTS = ("InitialObservation", "Info")
+
+
+def spec_kind(spec: Any) -> Optional[str]:
+    """ "numeric", "finite", or None for anything that is not a MATLAB spec."""
+    if isinstance(spec, rlNumericSpec):
+        return "numeric"
+    if isinstance(spec, rlFiniteSetSpec):
+        return "finite"
+    return None
 
 
 def observation_channels(observationInfo: Any) -> Tuple[List[Any], Optional[List[str]]]:
@@ -33,8 +42,11 @@ def observation_channels(observationInfo: Any) -> Tuple[List[Any], Optional[List
     specs = list(observationInfo) if many else [observationInfo]
     if not specs or any(spec_kind(s) is None for s in specs):
         raise convert.fail(
-            "observationInfo", "be an rlNumericSpec, an rlFiniteSetSpec or a non-empty list of them",
-            _describe_value(observationInfo), "Build it with rlNumericSpec([4, 1]) or rlFiniteSetSpec([...])", SpecError,
+            "observationInfo",
+            "be an rlNumericSpec, an rlFiniteSetSpec or a non-empty list of them",
+            _describe_value(observationInfo),
+            "Build it with rlNumericSpec([4, 1]) or rlFiniteSetSpec([...])",
+            SpecError,
         )
     specs = [copy.deepcopy(s) for s in specs]  # later edits to the caller's specs must not desync the spaces
     if not many:
@@ -42,7 +54,13 @@ def observation_channels(observationInfo: Any) -> Tuple[List[Any], Optional[List
     keys = [s.Name or f"obs{i + 1}" for i, s in enumerate(specs)]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
     if repeated:
-        raise convert.fail("observationInfo Names", "be distinct (they key the Dict observation)", repeated, "Give every channel its own Name", SpecError)
+        raise convert.fail(
+            "observationInfo Names",
+            "be distinct (they key the Dict observation)",
+            repeated,
+            "Give every channel its own Name",
+            SpecError,
+        )
     return specs, keys
 
 
@@ -52,8 +70,11 @@ def action_channels(actionInfo: Any) -> List[Any]:
     kinds = [spec_kind(s) for s in specs]
     if kinds not in (["numeric"], ["finite"], ["finite", "numeric"]):
         raise convert.fail(
-            "actionInfo", "be one rlNumericSpec, one rlFiniteSetSpec, or [rlFiniteSetSpec, rlNumericSpec] (hybrid)",
-            _describe_value(actionInfo), "MATLAB allows one action channel, or two for a hybrid action", SpecError,
+            "actionInfo",
+            "be one rlNumericSpec, one rlFiniteSetSpec, or [rlFiniteSetSpec, rlNumericSpec] (hybrid)",
+            _describe_value(actionInfo),
+            "MATLAB allows one action channel, or two for a hybrid action",
+            SpecError,
         )
     return [copy.deepcopy(s) for s in specs]
 
@@ -212,20 +233,34 @@ def plain_copy(tree: Any, path: str) -> Any:
     """A deep copy of plain data (dict with str keys, list, tuple, ndarray, numbers, str, None)."""
     if isinstance(tree, np.ndarray):
         if tree.dtype.kind not in "biufcUS":
-            raise convert.fail(path, "hold plain data to be snapshotted", f"an ndarray of dtype {tree.dtype}", "Keep numeric arrays in Info", ContractError)
+            raise convert.fail(
+                path,
+                "hold plain data to be snapshotted",
+                f"an ndarray of dtype {tree.dtype}",
+                "Keep numeric arrays in Info",
+                ContractError,
+            )
         return tree.copy()
     if isinstance(tree, dict):
         bad = [k for k in tree if not isinstance(k, str)]
         if bad:
-            raise convert.fail(f"{path} keys", "be str to be snapshotted", repr(bad[0]), "Use string keys (MATLAB struct field names)", ContractError)
+            raise convert.fail(
+                f"{path} keys",
+                "be str to be snapshotted",
+                repr(bad[0]),
+                "Use string keys (MATLAB struct field names)",
+                ContractError,
+            )
         return {k: plain_copy(v, f"{path}[{k!r}]") for k, v in tree.items()}
     if isinstance(tree, (list, tuple)):
         return type(tree)(plain_copy(v, f"{path}[{i}]") for i, v in enumerate(tree))
     if tree is None or isinstance(tree, (bool, int, float, str, np.generic)):
         return tree
     raise convert.fail(
-        path, "be plain data (dict, list, tuple, ndarray, number, str, bool or None) to be snapshotted",
-        type(tree).__name__, "Keep simulation state in Info as plain data and objects outside it (e.g. in a functools.partial)",
+        path,
+        "be plain data (dict, list, tuple, ndarray, number, str, bool or None) to be snapshotted",
+        type(tree).__name__,
+        "Keep simulation state in Info as plain data and objects outside it (e.g. in a functools.partial)",
     )
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.checker import Report, register_profile
-from bridge.env import TimeLimit
-
 from bridge.adapters.matlab.function_env import unwrap_function_env
 from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo, validateEnvironment
+
+from bridge.checker import Report, register_profile
+from bridge.env import TimeLimit
 
 T = "matlab"
 
@@ -22,7 +22,15 @@ T = "matlab"
 def _record(report: Report, error: Exception, check: str) -> None:
     parts = getattr(error, "parts", None)
     if parts is None:
-        report.add(T, "error", "the env", "pass validateEnvironment", f"{type(error).__name__}: {error}", "Fix the exception in the env", check)
+        report.add(
+            T,
+            "error",
+            "the env",
+            "pass validateEnvironment",
+            f"{type(error).__name__}: {error}",
+            "Fix the exception in the env",
+            check,
+        )
     else:
         report.add(T, "error", *parts, check=check)
 
@@ -57,9 +65,13 @@ def matlab_profile(env: Any, report: Report, seed: int) -> None:
             _record(report, e, "snapshot")
     if _truncates(env):
         report.add(
-            T, "warning", "episode ends", "keep truncation apart from termination for MATLAB",
+            T,
+            "warning",
+            "episode ends",
+            "keep truncation apart from termination for MATLAB",
             "one IsDone flag (a TimeLimit truncates this env)",
-            "sim's experience records truncation as IsDone=2 and termination as 1; a StepFcn port sees only IsDone", "episode-end",
+            "sim's experience records truncation as IsDone=2 and termination as 1; a StepFcn port sees only IsDone",
+            "episode-end",
         )
 
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
+from bridge.adapters.matlab.convert import fail
+from bridge.adapters.matlab.function_env import unwrap_function_env
+from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo
 
 from bridge import spaces
 from bridge.env import Env
 from bridge.errors import SpecError
 from bridge.spaces import _describe_value
-
-from bridge.adapters.matlab.convert import fail
-from bridge.adapters.matlab.function_env import unwrap_function_env
-from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo
 
 __all__ = ["rlSimulationOptions", "sim", "Experience", "IS_DONE"]
 
@@ -66,7 +65,9 @@ class Experience:
             (``rlSimulationOptions.MaxSteps`` or a TimeLimit); termination wins when both hold.
     """
 
-    def __init__(self, Observation: Dict[str, np.ndarray], Action: Dict[str, np.ndarray], Reward: np.ndarray, IsDone: np.ndarray) -> None:
+    def __init__(
+        self, Observation: Dict[str, np.ndarray], Action: Dict[str, np.ndarray], Reward: np.ndarray, IsDone: np.ndarray
+    ) -> None:
         self.Observation, self.Action, self.Reward, self.IsDone = Observation, Action, Reward, IsDone
 
     @property
@@ -90,7 +91,13 @@ def _policy_fn(env: Env, policy: Any) -> Callable[[Any], Any]:
         space = env.action_space
         return lambda obs: _from_predict(space, policy.predict(obs, deterministic=True)[0])
     if not callable(policy):
-        raise fail("sim policy", "be a callable (observation -> action) or have SB3's predict()", type(policy).__name__, "Pass e.g. lambda obs: 10.0 or a trained SB3 model", SpecError)
+        raise fail(
+            "sim policy",
+            "be a callable (observation -> action) or have SB3's predict()",
+            type(policy).__name__,
+            "Pass e.g. lambda obs: 10.0 or a trained SB3 model",
+            SpecError,
+        )
     if function_env is None:
         return policy
     return lambda obs: function_env.to_neutral_action(policy(function_env.to_matlab_observation(obs)))
@@ -104,7 +111,9 @@ def _from_predict(space: spaces.Space, action: Any) -> Any:
     return action
 
 
-def sim(env: Env, policy: Any, opts: Optional[rlSimulationOptions] = None, *, seed: Optional[int] = None) -> List[Experience]:
+def sim(
+    env: Env, policy: Any, opts: Optional[rlSimulationOptions] = None, *, seed: Optional[int] = None
+) -> List[Experience]:
     """Simulate ``policy`` in ``env``; one :class:`Experience` per simulation.
 
     Args:
@@ -116,7 +125,13 @@ def sim(env: Env, policy: Any, opts: Optional[rlSimulationOptions] = None, *, se
         seed: seeds the first reset; later simulations continue the env's Generator.
     """
     if not isinstance(env, Env):
-        raise fail("sim env", "be an rlFunctionEnv or a bridge.Env", _describe_value(env), "Simulate one environment (not a VectorEnv)", SpecError)
+        raise fail(
+            "sim env",
+            "be an rlFunctionEnv or a bridge.Env",
+            _describe_value(env),
+            "Simulate one environment (not a VectorEnv)",
+            SpecError,
+        )
     opts = opts if opts is not None else rlSimulationOptions()
     act = _policy_fn(env, policy)
     function_env = unwrap_function_env(env)
@@ -135,13 +150,17 @@ def sim(env: Env, policy: Any, opts: Optional[rlSimulationOptions] = None, *, se
             actions.append(to_matlab_action(action))
             rewards.append(reward)
             at_limit = truncated or t == opts.MaxSteps - 1
-            flags.append(IS_DONE["terminated"] if terminated else IS_DONE["truncated"] if at_limit else IS_DONE["running"])
+            flags.append(
+                IS_DONE["terminated"] if terminated else IS_DONE["truncated"] if at_limit else IS_DONE["running"]
+            )
             if terminated or truncated:
                 break
         experiences.append(
             Experience(
-                _by_channel(observations, obs_names), _by_channel(actions, act_names),
-                np.asarray(rewards, dtype=np.float64), np.asarray(flags, dtype=np.uint8),
+                _by_channel(observations, obs_names),
+                _by_channel(actions, act_names),
+                np.asarray(rewards, dtype=np.float64),
+                np.asarray(flags, dtype=np.uint8),
             )
         )
     return experiences

@@ -10,6 +10,11 @@ import copy
 from typing import Any, List
 
 import numpy as np
+from bridge.adapters.matlab.convert import fail
+from bridge.adapters.matlab.datatypes import DATA_TYPES
+from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
+from bridge.adapters.matlab.function_env import unwrap_function_env
+from bridge.adapters.matlab.specs import rlNumericSpec
 
 from bridge import spaces
 from bridge.env import Env
@@ -17,13 +22,9 @@ from bridge.errors import ConversionError, SpecError
 from bridge.spaces import _describe_value
 from bridge.vector import VectorEnv
 
-from bridge.adapters.matlab.convert import fail
-from bridge.adapters.matlab.function_env import unwrap_function_env
-from bridge.adapters.matlab.specs import DATA_TYPES, rlFiniteSetSpec, rlNumericSpec
-
 __all__ = ["validateEnvironment", "getObservationInfo", "getActionInfo", "specs_from_space"]
 
-_CLASS_OF = {dtype: name for name, dtype in DATA_TYPES.items() if name != "logical"}
+_BOX_CLASS = {dtype: name for name, dtype in DATA_TYPES.items() if name != "logical"}
 _ACTION_SEED = 0  # the sampled action does not touch env.np_random
 
 
@@ -37,9 +38,19 @@ def validateEnvironment(env: Any) -> None:
         _validate_vector(env)
         return
     if not isinstance(env, Env):
-        raise fail("validateEnvironment env", "be an rlFunctionEnv, a bridge.Env or a bridge.VectorEnv", type(env).__name__, "Pass the environment object", SpecError)
+        raise fail(
+            "validateEnvironment env",
+            "be an rlFunctionEnv, a bridge.Env or a bridge.VectorEnv",
+            type(env).__name__,
+            "Pass the environment object",
+            SpecError,
+        )
     function_env = unwrap_function_env(env)
-    where = ("ResetFcn output InitialObservation", "StepFcn output NextObservation") if function_env else ("reset observation", "step observation")
+    where = (
+        ("ResetFcn output InitialObservation", "StepFcn output NextObservation")
+        if function_env
+        else ("reset observation", "step observation")
+    )
     out = env.reset()
     if not isinstance(out, tuple) or len(out) != 2:
         raise fail("env.reset()", "return (observation, info)", _describe_value(out), "Return obs, info")
@@ -48,7 +59,12 @@ def validateEnvironment(env: Any) -> None:
     action = env.action_space.sample(np.random.default_rng(_ACTION_SEED))
     out = env.step(action)
     if not isinstance(out, tuple) or len(out) != 5:
-        raise fail("env.step()", "return (observation, reward, terminated, truncated, info)", _describe_value(out), "Return a 5-tuple")
+        raise fail(
+            "env.step()",
+            "return (observation, reward, terminated, truncated, info)",
+            _describe_value(out),
+            "Return a 5-tuple",
+        )
     observation, reward, terminated, truncated, _ = out
     _check(env.observation_space, observation, where[1])
     if type(reward) is not float:
@@ -73,11 +89,22 @@ def _validate_vector(env: VectorEnv) -> None:
     action = env.action_space.sample(np.random.default_rng(_ACTION_SEED))
     observation, rewards, terminated, truncated, infos = env.step(action)
     _check(env.observation_space, observation, "StepFcn output NextObservation (batched)")
-    for name, value, dtype in (("Reward", rewards, np.float64), ("terminated", terminated, np.bool_), ("truncated", truncated, np.bool_)):
+    for name, value, dtype in (
+        ("Reward", rewards, np.float64),
+        ("terminated", terminated, np.bool_),
+        ("truncated", truncated, np.bool_),
+    ):
         if not isinstance(value, np.ndarray) or value.shape != (n,) or value.dtype != dtype:
-            raise fail(f"vector step {name}", f"be a {np.dtype(dtype).name} array of shape ({n},)", _describe_value(value), "Return one value per instance")
+            raise fail(
+                f"vector step {name}",
+                f"be a {np.dtype(dtype).name} array of shape ({n},)",
+                _describe_value(value),
+                "Return one value per instance",
+            )
     if not isinstance(infos, dict):
-        raise fail("vector step infos", "be a dict", _describe_value(infos), "Return {} when there is nothing to report")
+        raise fail(
+            "vector step infos", "be a dict", _describe_value(infos), "Return {} when there is nothing to report"
+        )
 
 
 def getObservationInfo(env: Any) -> Any:
@@ -105,7 +132,13 @@ def _own_info(env: Any, name: str) -> Any:
     if isinstance(env, VectorEnv) and hasattr(env, name):
         return getattr(env, name)
     if not isinstance(env, (Env, VectorEnv)):
-        raise fail("env", "be an rlFunctionEnv, a bridge.Env or a bridge.VectorEnv", type(env).__name__, "Pass the environment object", SpecError)
+        raise fail(
+            "env",
+            "be an rlFunctionEnv, a bridge.Env or a bridge.VectorEnv",
+            type(env).__name__,
+            "Pass the environment object",
+            SpecError,
+        )
     return None
 
 
@@ -119,8 +152,11 @@ def specs_from_space(space: spaces.Space, role: str, path: str = "") -> Any:
             if len(parts) == 2 and isinstance(parts[0], spaces.Discrete) and isinstance(parts[1], spaces.Box):
                 return [_leaf(parts[0], role, "[0]"), _leaf(parts[1], role, "[1]")]
             raise fail(
-                f"{role}{path}", "be one space, or Tuple(Discrete, Box) for a hybrid action", repr(space),
-                "MATLAB takes one action channel, or one finite set plus one numeric channel", ConversionError,
+                f"{role}{path}",
+                "be one space, or Tuple(Discrete, Box) for a hybrid action",
+                repr(space),
+                "MATLAB takes one action channel, or one finite set plus one numeric channel",
+                ConversionError,
             )
         return [_leaf(s, role, f"[{i}]") for i, s in enumerate(parts)]
     return _leaf(space, role, path)
@@ -133,15 +169,30 @@ def _leaf(space: spaces.Space, role: str, path: str, name: str = "") -> Any:
     if isinstance(space, spaces.MultiBinary):
         return rlNumericSpec(list(space.shape), DataType="logical", Name=name)
     if isinstance(space, spaces.Box):
-        if space.dtype not in _CLASS_OF:
-            raise fail(subject, f"have a dtype MATLAB has a class for ({sorted(d.name for d in _CLASS_OF)})", space.dtype.name, "Use float32 or float64", ConversionError)
+        if space.dtype not in _BOX_CLASS:
+            raise fail(
+                subject,
+                f"have a dtype MATLAB has a class for ({sorted(d.name for d in _BOX_CLASS)})",
+                space.dtype.name,
+                "Use float32 or float64",
+                ConversionError,
+            )
         dims = list(space.shape) or [1, 1]
-        return rlNumericSpec(dims, _limit(space.low), _limit(space.high), _CLASS_OF[space.dtype], Name=name)
+        return rlNumericSpec(dims, _limit(space.low), _limit(space.high), _BOX_CLASS[space.dtype], Name=name)
     if isinstance(space, spaces.MultiDiscrete) and role == "observation":
-        return rlNumericSpec(list(space.shape), space.start.astype(np.float64), (space.start + space.nvec - 1).astype(np.float64), "int64", Name=name)
+        return rlNumericSpec(
+            list(space.shape),
+            space.start.astype(np.float64),
+            (space.start + space.nvec - 1).astype(np.float64),
+            "int64",
+            Name=name,
+        )
     raise fail(
-        subject, f"be a space MATLAB can express as one {role} channel (Box, Discrete, MultiBinary)", repr(space),
-        "Flatten nested spaces into channels, or use Discrete for a discrete action", ConversionError,
+        subject,
+        f"be a space MATLAB can express as one {role} channel (Box, Discrete, MultiBinary)",
+        repr(space),
+        "Flatten nested spaces into channels, or use Discrete for a discrete action",
+        ConversionError,
     )
 
 

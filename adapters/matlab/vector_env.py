@@ -20,13 +20,19 @@ import copy
 from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
+from bridge.adapters.matlab import convert
+from bridge.adapters.matlab.function_env import (
+    RESET_OUTPUTS,
+    STEP_OUTPUTS,
+    action_channels,
+    action_space_of,
+    channels_space,
+    observation_channels,
+)
 
 from bridge import spaces
 from bridge.errors import SpecError
 from bridge.vector import VectorEnv, _check_mode
-
-from bridge.adapters.matlab import convert
-from bridge.adapters.matlab.function_env import RESET_OUTPUTS, STEP_OUTPUTS, action_channels, action_space_of, channels_space, observation_channels
 
 __all__ = ["rlFunctionVectorEnv"]
 
@@ -61,10 +67,22 @@ class rlFunctionVectorEnv(VectorEnv):
         check_actions: bool = True,
     ) -> None:
         if isinstance(NumEnv, bool) or not isinstance(NumEnv, (int, np.integer)) or NumEnv < 1:
-            raise convert.fail("rlFunctionVectorEnv NumEnv", "be an integer >= 1", NumEnv, "Pass e.g. NumEnv=64", SpecError)
-        ok = MaxStepsPerEpisode is None or (isinstance(MaxStepsPerEpisode, (int, np.integer)) and not isinstance(MaxStepsPerEpisode, bool) and MaxStepsPerEpisode >= 1)
+            raise convert.fail(
+                "rlFunctionVectorEnv NumEnv", "be an integer >= 1", NumEnv, "Pass e.g. NumEnv=64", SpecError
+            )
+        ok = MaxStepsPerEpisode is None or (
+            isinstance(MaxStepsPerEpisode, (int, np.integer))
+            and not isinstance(MaxStepsPerEpisode, bool)
+            and MaxStepsPerEpisode >= 1
+        )
         if not ok:
-            raise convert.fail("rlFunctionVectorEnv MaxStepsPerEpisode", "be None or an integer >= 1", MaxStepsPerEpisode, "Pass e.g. MaxStepsPerEpisode=500", SpecError)
+            raise convert.fail(
+                "rlFunctionVectorEnv MaxStepsPerEpisode",
+                "be None or an integer >= 1",
+                MaxStepsPerEpisode,
+                "Pass e.g. MaxStepsPerEpisode=500",
+                SpecError,
+            )
         self.num_envs = self.NumEnv = int(NumEnv)
         self.MaxStepsPerEpisode = None if MaxStepsPerEpisode is None else int(MaxStepsPerEpisode)
         self.autoreset_mode = _check_mode(autoreset_mode)
@@ -81,7 +99,11 @@ class rlFunctionVectorEnv(VectorEnv):
         self._reset_given, self._reset_fn = resetFcn, convert.resolve_function(resetFcn, "rlFunctionVectorEnv ResetFcn")
         self._step_rng, self._reset_rng = convert.accepts_rng(self._step_fn), convert.accepts_rng(self._reset_fn)
         self.SetupFcn = setupFcn
-        self.EnvData: Any = None if setupFcn is None else convert.resolve_function(setupFcn, "rlFunctionVectorEnv SetupFcn")(self.num_envs)
+        self.EnvData: Any = (
+            None
+            if setupFcn is None
+            else convert.resolve_function(setupFcn, "rlFunctionVectorEnv SetupFcn")(self.num_envs)
+        )
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
 
@@ -120,9 +142,17 @@ class rlFunctionVectorEnv(VectorEnv):
         self.EnvData = data
         return neutral
 
-    def reset(self, *, seed: Union[None, int, Sequence[int]] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+    def reset(
+        self, *, seed: Union[None, int, Sequence[int]] = None, options: Optional[dict] = None
+    ) -> Tuple[Any, dict]:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise convert.fail("rlFunctionVectorEnv reset seed", "be an int or None (one Generator drives the batch)", seed, "Pass e.g. seed=0", SpecError)
+            raise convert.fail(
+                "rlFunctionVectorEnv reset seed",
+                "be an int or None (one Generator drives the batch)",
+                seed,
+                "Pass e.g. seed=0",
+                SpecError,
+            )
         super().reset(seed=seed)
         self._steps[:] = 0
         self._needs_reset[:] = False
@@ -143,7 +173,11 @@ class rlFunctionVectorEnv(VectorEnv):
         terminated = convert.to_dones(is_done, n)
         self.EnvData = data
         self._steps += 1
-        truncated = np.zeros(n, dtype=bool) if self.MaxStepsPerEpisode is None else (self._steps >= self.MaxStepsPerEpisode) & ~terminated
+        truncated = (
+            np.zeros(n, dtype=bool)
+            if self.MaxStepsPerEpisode is None
+            else (self._steps >= self.MaxStepsPerEpisode) & ~terminated
+        )
         infos: dict = {}
         if self.autoreset_mode == "next-step":
             restart = self._needs_reset

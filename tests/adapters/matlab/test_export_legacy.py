@@ -10,8 +10,9 @@ dreamerv2 = require("dreamerv2")
 
 from bridge.adapters import dreamerv2 as bridge_dreamerv2  # noqa: E402
 from bridge.adapters.gym import to_gym  # noqa: E402
-from bridge.adapters.matlab import rlSimulationOptions, sim  # noqa: E402
 from bridge.adapters.matlab import examples as cp  # noqa: E402
+from bridge.adapters.matlab import rlSimulationOptions, sim  # noqa: E402
+
 from bridge.errors import ConversionError  # noqa: E402
 
 
@@ -19,11 +20,16 @@ def test_single_precision_cartpole_passes_the_dreamerv2_preflight_check():
     env = cp.make_cartpole("discrete", MaxStepsPerEpisode=500, DataType="single")
     report = bridge_dreamerv2.check(env)
     assert report.ok, str(report)
-    assert sim(env, lambda obs: 10.0 if obs[2, 0] > 0 else -10.0, rlSimulationOptions(MaxSteps=50), seed=0)[0].NumSteps > 10
+    assert (
+        sim(env, lambda obs: 10.0 if obs[2, 0] > 0 else -10.0, rlSimulationOptions(MaxSteps=50), seed=0)[0].NumSteps
+        > 10
+    )
 
 
 def test_dreamerv2_chain_steps_the_facade():
-    chain = bridge_dreamerv2.to_dreamerv2(cp.make_cartpole("discrete", MaxStepsPerEpisode=500, DataType="single"), seed=0)
+    chain = bridge_dreamerv2.to_dreamerv2(
+        cp.make_cartpole("discrete", MaxStepsPerEpisode=500, DataType="single"), seed=0
+    )
     obs = chain.reset()
     assert obs["is_first"] and obs["vector"].shape == (4,) and obs["vector"].dtype == np.float32
     obs = chain.step({"action": np.array([0.0, 1.0], dtype=np.float32)})

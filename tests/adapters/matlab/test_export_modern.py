@@ -10,14 +10,14 @@ from support import raises_exactly, require
 gymnasium = require("gymnasium")
 stable_baselines3 = require("stable_baselines3")
 
+from bridge.adapters.gymnasium import to_gymnasium  # noqa: E402
+from bridge.adapters.matlab import examples as cp  # noqa: E402
+from bridge.adapters.matlab import rlFiniteSetSpec, rlFunctionEnv, rlNumericSpec, rlSimulationOptions, sim  # noqa: E402
+from bridge.adapters.sb3 import make_vec_env, to_sb3  # noqa: E402
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env  # noqa: E402
 from stable_baselines3 import PPO  # noqa: E402
 from stable_baselines3.common.env_checker import check_env as sb3_check_env  # noqa: E402
 
-from bridge.adapters.gymnasium import to_gymnasium  # noqa: E402
-from bridge.adapters.matlab import rlFiniteSetSpec, rlFunctionEnv, rlNumericSpec, rlSimulationOptions, sim  # noqa: E402
-from bridge.adapters.matlab import examples as cp  # noqa: E402
-from bridge.adapters.sb3 import make_vec_env, to_sb3  # noqa: E402
 from bridge.errors import ConversionError  # noqa: E402
 
 
@@ -59,10 +59,25 @@ def test_ppo_learns_to_balance_the_matlab_cartpole():
 
     torch.set_num_threads(1)
     vec_env = make_vec_env(lambda: cp.make_cartpole("discrete", MaxStepsPerEpisode=500), n_envs=4, seed=0)
-    model = PPO("MlpPolicy", vec_env, n_steps=256, batch_size=128, n_epochs=10, learning_rate=1e-3, gamma=0.98, seed=0, verbose=0)
+    model = PPO(
+        "MlpPolicy",
+        vec_env,
+        n_steps=256,
+        batch_size=128,
+        n_epochs=10,
+        learning_rate=1e-3,
+        gamma=0.98,
+        seed=0,
+        verbose=0,
+    )
     env = cp.make_cartpole("discrete", MaxStepsPerEpisode=500)
     coin = np.random.default_rng(0)
-    random_len = np.mean([e.NumSteps for e in sim(env, lambda obs: float(coin.choice([-10, 10])), rlSimulationOptions(NumSimulations=10), seed=0)])
+    random_len = np.mean(
+        [
+            e.NumSteps
+            for e in sim(env, lambda obs: float(coin.choice([-10, 10])), rlSimulationOptions(NumSimulations=10), seed=0)
+        ]
+    )
     model.learn(total_timesteps=20_000)
     trained = sim(env, model, rlSimulationOptions(MaxSteps=500, NumSimulations=10), seed=100)
     trained_len = np.mean([e.NumSteps for e in trained])

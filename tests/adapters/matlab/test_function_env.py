@@ -6,11 +6,7 @@ import functools
 
 import numpy as np
 import pytest
-from support import raises_exactly
-
-import bridge
-from bridge import snapshot
-from bridge import spaces
+from bridge.adapters.matlab import examples as cp
 from bridge.adapters.matlab import (
     getActionInfo,
     getObservationInfo,
@@ -21,7 +17,10 @@ from bridge.adapters.matlab import (
     sim,
     validateEnvironment,
 )
-from bridge.adapters.matlab import examples as cp
+from support import raises_exactly
+
+import bridge
+from bridge import snapshot, spaces
 from bridge.errors import ContractError, SpecError
 
 OBS = cp.cartpole_observation_info()
@@ -80,7 +79,12 @@ def test_continuous_cartpole_and_the_info_property():
 
 
 def test_matlab_properties_and_info_getters():
-    env = rlFunctionEnv(OBS, ACT, "bridge.adapters.matlab.examples:cartpole_step_discrete", "bridge.adapters.matlab.examples:cartpole_reset")
+    env = rlFunctionEnv(
+        OBS,
+        ACT,
+        "bridge.adapters.matlab.examples:cartpole_step_discrete",
+        "bridge.adapters.matlab.examples:cartpole_reset",
+    )
     assert env.StepFcn == "bridge.adapters.matlab.examples:cartpole_step_discrete"
     assert env.Info["State"].shape == (4, 1)  # validated at creation; left as after the reset
     assert getObservationInfo(env) == OBS and getActionInfo(env) == ACT
@@ -89,7 +93,7 @@ def test_matlab_properties_and_info_getters():
     assert env.StepFcn is cp.cartpole_step_discrete
     with raises_exactly(
         SpecError,
-        "rlFunctionEnv StepFcn must be a callable or a \"module:function\" string, got 42. "
+        'rlFunctionEnv StepFcn must be a callable or a "module:function" string, got 42. '
         "Pass e.g. my_step, functools.partial(my_step, params=p) or 'mypkg.cartpole:step'.",
     ):
         env.StepFcn = 42
@@ -102,7 +106,12 @@ def scaled_step(Action, Info, gain):
 
 def test_partial_and_lambda_close_over_extra_parameters():
     spec = rlNumericSpec([1, 1])
-    env = rlFunctionEnv(spec, rlFiniteSetSpec([1, 2]), functools.partial(scaled_step, gain=3.0), lambda: (np.zeros((1, 1)), {"x": np.zeros((1, 1))}))
+    env = rlFunctionEnv(
+        spec,
+        rlFiniteSetSpec([1, 2]),
+        functools.partial(scaled_step, gain=3.0),
+        lambda: (np.zeros((1, 1)), {"x": np.zeros((1, 1))}),
+    )
     env.reset()
     obs, reward, *_ = env.step(1)  # index 1 -> element 2
     assert obs.tolist() == [[6.0]] and reward == 3.0
@@ -152,7 +161,12 @@ def test_hybrid_action_builds_and_simulates():
         position = Info + direction * magnitude
         return position, float(-abs(position[0, 0])), bool(abs(position[0, 0]) > 5), position
 
-    env = rlFunctionEnv(rlNumericSpec([1, 1]), [rlFiniteSetSpec([-1, 1]), rlNumericSpec([1, 1], LowerLimit=0, UpperLimit=2)], step, lambda: (np.zeros((1, 1)), np.zeros((1, 1))))
+    env = rlFunctionEnv(
+        rlNumericSpec([1, 1]),
+        [rlFiniteSetSpec([-1, 1]), rlNumericSpec([1, 1], LowerLimit=0, UpperLimit=2)],
+        step,
+        lambda: (np.zeros((1, 1)), np.zeros((1, 1))),
+    )
     assert env.action_space == spaces.Tuple([spaces.Discrete(2), spaces.Box(0, 2, (1, 1), np.float64)])
     exp = sim(env, lambda obs: [1.0, np.array([[2.0]])], rlSimulationOptions(MaxSteps=10))[0]
     assert exp.NumSteps == 3 and exp.IsDone[-1] == 1
@@ -185,7 +199,12 @@ def test_logical_channel_reaches_the_user_as_bool():
         got.append(Action)
         return np.array([[True], [False]]), 0.0, False, Info
 
-    env = rlFunctionEnv(rlNumericSpec([2, 1], DataType="logical"), rlNumericSpec([2, 1], DataType="logical"), step, lambda: (np.zeros((2, 1), dtype=bool), {}))
+    env = rlFunctionEnv(
+        rlNumericSpec([2, 1], DataType="logical"),
+        rlNumericSpec([2, 1], DataType="logical"),
+        step,
+        lambda: (np.zeros((2, 1), dtype=bool), {}),
+    )
     obs, *_ = env.step(np.array([[1], [0]], dtype=np.int8))
     assert obs.dtype == np.int8 and obs.tolist() == [[1], [0]]
     assert got[-1].dtype == bool and got[-1].tolist() == [[True], [False]]
@@ -219,9 +238,15 @@ def test_check_reports_what_matlab_cannot_express_for_a_plain_env():
 
 # -- refusals at the boundary: each asserts the whole message ---------------------------------------
 def test_wrong_dimension():
-    with raises_exactly(ContractError, "StepFcn output NextObservation must have size [4 1], got size [3 1]. Return 4 values shaped [4 1] (the spec's Dimension)."):
+    with raises_exactly(
+        ContractError,
+        "StepFcn output NextObservation must have size [4 1], got size [3 1]. Return 4 values shaped [4 1] (the spec's Dimension).",
+    ):
         rlFunctionEnv(OBS, ACT, step_returning(np.zeros(3), 1.0, False), reset_ok)
-    with raises_exactly(ContractError, "ResetFcn output InitialObservation must have size [4 1], got size [1 4]. Return 4 values shaped [4 1] (the spec's Dimension)."):
+    with raises_exactly(
+        ContractError,
+        "ResetFcn output InitialObservation must have size [4 1], got size [1 4]. Return 4 values shaped [4 1] (the spec's Dimension).",
+    ):
         rlFunctionEnv(OBS, ACT, cp.cartpole_step_discrete, lambda: (np.zeros((1, 4)), {}))
 
 
@@ -238,7 +263,10 @@ def test_wrong_data_type():
         "Return np.float32 values from your function (e.g. np.asarray(x, dtype=np.float32)).",
     ):
         rlFunctionEnv(single, ACT, cp.cartpole_step_discrete, lambda: (np.full((4, 1), 0.1), {}))
-    with raises_exactly(ContractError, "ResetFcn output InitialObservation must be a numeric array of DataType 'double', got 'abcd'. Return np.asarray(value, dtype=np.float64)."):
+    with raises_exactly(
+        ContractError,
+        "ResetFcn output InitialObservation must be a numeric array of DataType 'double', got 'abcd'. Return np.asarray(value, dtype=np.float64).",
+    ):
         rlFunctionEnv(OBS, ACT, cp.cartpole_step_discrete, lambda: ("abcd", {}))
     # lossless conversions are accepted: 0.5 is exact in float32, Python ints in double
     env = rlFunctionEnv(single, ACT, step_returning(np.full((4, 1), 0.5), 1.0, False), lambda: ([1, 2, 3, 4], {}))
@@ -314,7 +342,10 @@ def test_invalid_actions_do_not_advance_the_env():
         "Pass the element's index; env.to_neutral_action(value) converts an element value.",
     ):
         env.step(10.0)
-    with raises_exactly(ContractError, "action must be one of the rlFiniteSetSpec Elements [-10.0, 10.0], got 5.0. Use one of the elements (the set is fixed at creation)."):
+    with raises_exactly(
+        ContractError,
+        "action must be one of the rlFiniteSetSpec Elements [-10.0, 10.0], got 5.0. Use one of the elements (the set is fixed at creation).",
+    ):
         sim(env, lambda obs: 5.0, rlSimulationOptions(MaxSteps=3))
     assert env.unwrapped.to_neutral_action(10) == 1
     env.reset(seed=0)
@@ -339,7 +370,13 @@ def test_a_failed_step_output_does_not_commit_info():
 
 
 def test_info_must_be_plain_data_to_snapshot():
-    env = rlFunctionEnv(OBS, ACT, cp.cartpole_step_discrete, lambda: (np.zeros((4, 1)), {"State": np.zeros((4, 1)), "solver": object()}), validate=False)
+    env = rlFunctionEnv(
+        OBS,
+        ACT,
+        cp.cartpole_step_discrete,
+        lambda: (np.zeros((4, 1)), {"State": np.zeros((4, 1)), "solver": object()}),
+        validate=False,
+    )
     env.reset()
     with raises_exactly(
         ContractError,

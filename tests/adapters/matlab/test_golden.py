@@ -12,9 +12,8 @@ import sys
 
 import numpy as np
 import pytest
-
-from bridge.adapters.matlab import rlSimulationOptions, sim
 from bridge.adapters.matlab import examples as cp
+from bridge.adapters.matlab import rlSimulationOptions, sim
 
 PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "matlab_cartpole.json")
 STEPS = 120
@@ -31,7 +30,9 @@ def record() -> dict:
     for kind, values in (("discrete", [-10.0, 10.0]), ("continuous", [np.array([[-3.5]]), np.array([[7.25]])])):
         tape = iter(_tape(STEPS, values))
         env = cp.make_cartpole(kind, MaxStepsPerEpisode=40)
-        episodes = sim(env, lambda obs: next(tape), rlSimulationOptions(MaxSteps=STEPS, NumSimulations=3), seed=0)
+        episodes = sim(
+            env, lambda obs, tape=tape: next(tape), rlSimulationOptions(MaxSteps=STEPS, NumSimulations=3), seed=0
+        )
         out[kind] = [
             {
                 "observation": [float(v).hex() for v in e.Observation["CartPole States"].ravel()],
@@ -45,7 +46,9 @@ def record() -> dict:
     frames = [obs]
     for action in _tape(60, [np.array([0, 1, 1, 0]), np.array([1, 1, 0, 0])]):
         obs, rewards, terminated, truncated, _ = venv.step(action)
-        frames.append(np.concatenate([obs.reshape(4, -1), rewards[:, None], terminated[:, None], truncated[:, None]], axis=1))
+        frames.append(
+            np.concatenate([obs.reshape(4, -1), rewards[:, None], terminated[:, None], truncated[:, None]], axis=1)
+        )
     out["vector"] = [float(v).hex() for v in np.concatenate([f.ravel() for f in frames])]
     return out
 

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from bridge.adapters.matlab import DATA_TYPES, rlFiniteSetSpec, rlNumericSpec, specs_from_space
 from support import raises_exactly
 
 from bridge import spaces
-from bridge.adapters.matlab import DATA_TYPES, rlFiniteSetSpec, rlNumericSpec, specs_from_space
 from bridge.errors import ContractError, ConversionError, SpecError
 
 
@@ -49,11 +49,18 @@ def test_array_limits_and_an_int_dimension():
     spec = rlNumericSpec(3, LowerLimit=[-1, -2, -3], UpperLimit=5)
     assert spec.Dimension == [3, 1]  # an int n is MATLAB's column [n 1]
     space = spec.to_space()
-    assert space.shape == (3, 1) and space.low.ravel().tolist() == [-1, -2, -3] and space.high.ravel().tolist() == [5, 5, 5]
+    assert (
+        space.shape == (3, 1)
+        and space.low.ravel().tolist() == [-1, -2, -3]
+        and space.high.ravel().tolist() == [5, 5, 5]
+    )
 
 
 def test_spec_errors_name_the_property():
-    with raises_exactly(SpecError, "rlNumericSpec Dimension must be a list of positive integers, got [0, 1]. Pass e.g. [4, 1] for a column of 4."):
+    with raises_exactly(
+        SpecError,
+        "rlNumericSpec Dimension must be a list of positive integers, got [0, 1]. Pass e.g. [4, 1] for a column of 4.",
+    ):
         rlNumericSpec([0, 1])
     with raises_exactly(
         SpecError,
@@ -66,10 +73,13 @@ def test_spec_errors_name_the_property():
         "rlNumericSpec LowerLimit must be a scalar or have size [2 1] (the Dimension), got size [3 1]. Pass one limit for every element, or a scalar for all.",
     ):
         rlNumericSpec([2, 1], LowerLimit=[1, 2, 3])
-    with raises_exactly(SpecError, "rlNumericSpec LowerLimit must be <= UpperLimit (1.0), got 5.0. Set the limits in order, or swap them."):
+    with raises_exactly(
+        SpecError,
+        "rlNumericSpec LowerLimit must be <= UpperLimit (1.0), got 5.0. Set the limits in order, or swap them.",
+    ):
         rlNumericSpec([1, 1], LowerLimit=5, UpperLimit=1)
     spec = rlNumericSpec([1, 1])
-    with raises_exactly(SpecError, "rlNumericSpec Name must be a string, got 3. Set e.g. spec.Name = \"cart position\"."):
+    with raises_exactly(SpecError, 'rlNumericSpec Name must be a string, got 3. Set e.g. spec.Name = "cart position".'):
         spec.Name = 3
     assert spec.Name == ""  # a refused set leaves the old value
 
@@ -91,16 +101,29 @@ def test_finite_set_of_arrays_and_typed_elements():
 
 
 def test_finite_set_errors():
-    with raises_exactly(SpecError, "rlFiniteSetSpec Elements must be distinct, got [1, 1]. Remove the repeated element."):
+    with raises_exactly(
+        SpecError, "rlFiniteSetSpec Elements must be distinct, got [1, 1]. Remove the repeated element."
+    ):
         rlFiniteSetSpec([1, 1])
-    with raises_exactly(SpecError, "rlFiniteSetSpec Elements must be numbers, or numeric arrays all of one size, got [[1, 2], [1]]. Give every element the same size."):
+    with raises_exactly(
+        SpecError,
+        "rlFiniteSetSpec Elements must be numbers, or numeric arrays all of one size, got [[1, 2], [1]]. Give every element the same size.",
+    ):
         rlFiniteSetSpec([[1, 2], [1]])
-    with raises_exactly(ContractError, "value must be one of the rlFiniteSetSpec Elements [-10.0, 10.0], got 5.0. Use one of the elements (the set is fixed at creation)."):
+    with raises_exactly(
+        ContractError,
+        "value must be one of the rlFiniteSetSpec Elements [-10.0, 10.0], got 5.0. Use one of the elements (the set is fixed at creation).",
+    ):
         rlFiniteSetSpec([-10, 10]).index(5.0)
 
 
 def test_specs_from_space_round_trip_the_neutral_space():
-    for space in (spaces.Box(-1, 1, (3,), np.float32), spaces.Box(0, 255, (2, 2), np.uint8), spaces.Discrete(3, start=1), spaces.MultiBinary(4)):
+    for space in (
+        spaces.Box(-1, 1, (3,), np.float32),
+        spaces.Box(0, 255, (2, 2), np.uint8),
+        spaces.Discrete(3, start=1),
+        spaces.MultiBinary(4),
+    ):
         spec = specs_from_space(space, "observation")
         back = spec.to_space()
         if isinstance(space, spaces.Discrete):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from bridge.adapters.matlab import examples as cp
+from bridge.adapters.matlab import getActionInfo, getObservationInfo, rlFunctionVectorEnv, validateEnvironment
 from support import raises_exactly
 
 from bridge import spaces
-from bridge.adapters.matlab import getActionInfo, getObservationInfo, rlFunctionVectorEnv, validateEnvironment
-from bridge.adapters.matlab import examples as cp
 from bridge.errors import ContractError, SpecError
 
 N = 8
@@ -27,13 +27,20 @@ def test_validate_and_spaces():
     validateEnvironment(venv)
     assert venv.single_observation_space == spaces.Box(-np.inf, np.inf, (4, 1), np.float64)
     assert venv.action_space == spaces.MultiDiscrete(np.full(N, 2))
-    assert getObservationInfo(venv) == cp.cartpole_observation_info() and getActionInfo(venv) == cp.cartpole_action_info()
+    assert (
+        getObservationInfo(venv) == cp.cartpole_observation_info() and getActionInfo(venv) == cp.cartpole_action_info()
+    )
 
 
 def test_one_batched_call_per_step():
     calls = []
     venv = rlFunctionVectorEnv(
-        cp.cartpole_observation_info(), cp.cartpole_action_info(), counted(cp.vec_cartpole_step, calls), cp.vec_cartpole_reset, cp.vec_cartpole_setup, NumEnv=N
+        cp.cartpole_observation_info(),
+        cp.cartpole_action_info(),
+        counted(cp.vec_cartpole_step, calls),
+        cp.vec_cartpole_reset,
+        cp.vec_cartpole_setup,
+        NumEnv=N,
     )
     venv.reset(seed=0)
     for _ in range(20):
@@ -82,7 +89,14 @@ def test_batched_refusals_name_the_output():
         NextState, Reward, IsDone, data = cp.vec_cartpole_step(Action, EnvData)
         return NextState, Reward[:3], IsDone, data
 
-    venv = rlFunctionVectorEnv(cp.cartpole_observation_info(), cp.cartpole_action_info(), step, cp.vec_cartpole_reset, cp.vec_cartpole_setup, NumEnv=4)
+    venv = rlFunctionVectorEnv(
+        cp.cartpole_observation_info(),
+        cp.cartpole_action_info(),
+        step,
+        cp.vec_cartpole_reset,
+        cp.vec_cartpole_setup,
+        NumEnv=4,
+    )
     venv.reset(seed=0)
     with raises_exactly(
         ContractError,
@@ -102,7 +116,14 @@ def test_wrong_batched_observation_size():
     def reset(EnvData, ResetMask):
         return np.zeros((2, 4, 1)), EnvData
 
-    venv = rlFunctionVectorEnv(cp.cartpole_observation_info(), cp.cartpole_action_info(), cp.vec_cartpole_step, reset, cp.vec_cartpole_setup, NumEnv=3)
+    venv = rlFunctionVectorEnv(
+        cp.cartpole_observation_info(),
+        cp.cartpole_action_info(),
+        cp.vec_cartpole_step,
+        reset,
+        cp.vec_cartpole_setup,
+        NumEnv=3,
+    )
     with raises_exactly(
         ContractError,
         "ResetFcn output InitialObservation must have size [3 x [4 1]] (NumEnv x Dimension), got size [2, 4, 1]. "
