@@ -9,7 +9,7 @@ boundary to neutral values (Discrete index, Box array of the spec's dtype, Dict 
 from __future__ import annotations
 
 import copy
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 from bridge.adapters.matlab import convert
@@ -129,6 +129,7 @@ class rlFunctionEnv(Env):
         self.action_space = action_space_of(self._act_specs)
         self.determinism = determinism
         self.check_actions = bool(check_actions)
+        self._action_ok = fast_action_check(self.action_space)
         self._encode_obs = convert.channels_encoder(self._obs_specs, self._obs_keys)
         self._decode_obs = convert.channels_decoder(self._obs_specs, self._obs_keys)
         self._decode_action = convert.action_decoder(self._act_specs)
@@ -183,8 +184,8 @@ class rlFunctionEnv(Env):
         return neutral, {}
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        if self.check_actions:
-            self._check_action(action)
+        if self.check_actions and not self._action_ok(action):
+            self._refuse_action(action)
         value = self._decode_action(action)
         out = self._step_fn(value, self.Info, rng=self.np_random) if self._step_rng else self._step_fn(value, self.Info)
         observation, reward, is_done, info = convert.outputs(out, "StepFcn", STEP_OUTPUTS)
@@ -194,10 +195,10 @@ class rlFunctionEnv(Env):
         self.Info = info  # committed only once every output converted: a failed step changes nothing
         return neutral, reward, terminated, False, {}
 
-    def _check_action(self, action: Any) -> None:
+    def _refuse_action(self, action: Any) -> None:
         found = self.action_space.mismatch(action, "action")
         if found is None:
-            return
+            return  # the fast check is stricter than the space for exotic integer types
         subject, expectation, actual, fix = found
         if isinstance(self._act_specs[0], rlFiniteSetSpec) and isinstance(self.action_space, spaces.Discrete):
             expectation = f"{expectation} (an index into the rlFiniteSetSpec Elements {self._act_specs[0].Elements!r})"
@@ -227,6 +228,25 @@ class rlFunctionEnv(Env):
     def __repr__(self) -> str:
         name = lambda f: f if isinstance(f, str) else getattr(f, "__name__", type(f).__name__)  # noqa: E731
         return f"<rlFunctionEnv StepFcn={name(self._step_given)} ResetFcn={name(self._reset_given)}>"
+
+
+_INDEX_TYPES = (int, np.int64, np.int32)
+
+
+def fast_action_check(space: spaces.Space) -> Callable[[Any], bool]:
+    """A precomputed yes/no for the common action types; a "no" falls back to ``space.mismatch``."""
+    if isinstance(space, spaces.Discrete):
+        low, high = space.start, space.start + space.n
+        return lambda a: type(a) in _INDEX_TYPES and low <= a < high
+    if isinstance(space, spaces.Box):
+        dtype, shape, low, high = space.dtype, space.shape, space.low, space.high
+        return lambda a: (
+            type(a) is np.ndarray
+            and a.dtype == dtype
+            and a.shape == shape
+            and bool((a >= low).all() and (a <= high).all())
+        )
+    return space.contains
 
 
 def plain_copy(tree: Any, path: str) -> Any:
