@@ -1,8 +1,8 @@
 """The "matlab" check profile: what ``validateEnvironment`` and a MATLAB user would see.
 
 * an rlFunctionEnv: runs validateEnvironment and checks that Info snapshots as plain data;
-* any other bridge.Env: describes its spaces as MATLAB specs (a space MATLAB cannot express is
-  an error naming the path), runs validateEnvironment over the neutral contract, and warns that
+* any other bridge.Env: describes its spaces as MATLAB specs ("info" entries; a space MATLAB cannot
+  express is an error naming the path), runs validateEnvironment over the neutral contract, and warns that
   MATLAB's one IsDone flag cannot tell truncation from termination inside a step function.
 """
 
@@ -35,6 +35,10 @@ def _record(report: Report, error: Exception, check: str) -> None:
         report.add(T, "error", *parts, check=check)
 
 
+def _shown(specs: Any) -> str:
+    return "[" + ", ".join(repr(s) for s in specs) + "]" if isinstance(specs, list) else repr(specs)
+
+
 def _truncates(env: Any) -> bool:
     while env is not None:
         if isinstance(env, TimeLimit):
@@ -49,9 +53,19 @@ def matlab_profile(env: Any, report: Report, seed: int) -> None:
     if function_env is None:
         for name, getter in (("observation", getObservationInfo), ("action", getActionInfo)):
             try:
-                getter(env)
+                specs = getter(env)
             except Exception as e:  # ConversionError: MATLAB has no spec for this space
                 _record(report, e, f"{name} specs")
+                continue
+            report.add(
+                T,
+                "info",
+                f"{name}Info for MATLAB",
+                "be read from the neutral space",
+                _shown(specs),
+                f"get{name.capitalize()}Info(env) returns it; port with rlFunctionEnv and these specs",
+                f"{name} specs",
+            )
     try:
         env.reset(seed=seed)
         validateEnvironment(env)

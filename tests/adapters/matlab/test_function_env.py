@@ -394,3 +394,32 @@ def test_snapshot_restores_info_and_rng():
     first = [env.step(a)[0] for a in tape]
     env.restore_state(snapshot.from_json(snapshot.to_json(snap)))
     assert all(np.array_equal(a, env.step(b)[0]) for a, b in zip(first, tape))
+
+
+def test_check_tells_what_a_matlab_user_would_see_for_a_plain_env():
+    class Plain(bridge.Env):
+        observation_space = spaces.Box(-1, 1, (2,), np.float32)
+        action_space = spaces.Discrete(3, start=-1)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            return np.zeros(2, np.float32), {}
+
+        def step(self, action):
+            return np.zeros(2, np.float32), 0.0, False, False, {}
+
+    report = bridge.check(Plain(), targets=["matlab"])
+    assert report.ok
+    assert [(p.severity, p.message, p.fix) for p in report.for_target("matlab")] == [
+        (
+            "info",
+            "observationInfo for MATLAB must be read from the neutral space, got "
+            "rlNumericSpec(Dimension=[2], LowerLimit=-1.0, UpperLimit=1.0, DataType='single', Name='', Description='').",
+            "getObservationInfo(env) returns it; port with rlFunctionEnv and these specs.",
+        ),
+        (
+            "info",
+            "actionInfo for MATLAB must be read from the neutral space, got rlFiniteSetSpec(Elements=[-1.0, 0.0, 1.0], Name='', Description='').",
+            "getActionInfo(env) returns it; port with rlFunctionEnv and these specs.",
+        ),
+    ]
