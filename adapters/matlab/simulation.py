@@ -106,8 +106,9 @@ def _policy_fn(env: Env, policy: Any) -> Callable[[Any], Any]:
 def _from_predict(space: spaces.Space, action: Any) -> Any:
     if isinstance(space, spaces.Discrete):
         return np.int64(np.asarray(action).reshape(()))
-    if isinstance(space, spaces.Box):
-        return np.asarray(action).astype(space.dtype).reshape(space.shape)  # float32 -> float64 is exact
+    if isinstance(space, (spaces.Box, spaces.MultiBinary, spaces.MultiDiscrete)):
+        # SB3 returns float32 / int64 arrays: float32 -> float64 is exact; integer values are checked by step
+        return np.asarray(action).astype(space.dtype).reshape(space.shape)
     return action
 
 

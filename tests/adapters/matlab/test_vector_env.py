@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from bridge.adapters.matlab import examples as cp
-from bridge.adapters.matlab import getActionInfo, getObservationInfo, rlFunctionVectorEnv, validateEnvironment
+from bridge.adapters.matlab import (
+    getActionInfo,
+    getObservationInfo,
+    rlFiniteSetSpec,
+    rlFunctionVectorEnv,
+    rlNumericSpec,
+    validateEnvironment,
+)
 from support import raises_exactly
 
 from bridge import spaces
@@ -130,3 +137,30 @@ def test_wrong_batched_observation_size():
         "Return 4 values per instance shaped [4 1] (the spec's Dimension).",
     ):
         venv.reset()
+
+
+def test_finite_set_observations_and_numeric_actions_in_a_batch():
+    """A batched counter whose observation is a finite-set channel (element values -> indices)."""
+    levels = rlFiniteSetSpec([0, 10, 20])
+
+    def setup(NumEnv):
+        return {"level": np.zeros(NumEnv)}
+
+    def reset(EnvData, ResetMask):
+        level = np.where(ResetMask, 0.0, EnvData["level"])
+        return level, {"level": level}
+
+    def step(Action, EnvData):
+        level = np.minimum(EnvData["level"] + 10.0 * (Action.reshape(-1) > 0), 20.0)
+        return level, level / 10.0, level >= 20.0, {"level": level}
+
+    venv = rlFunctionVectorEnv(levels, rlNumericSpec([1, 1], LowerLimit=-1, UpperLimit=1), step, reset, setup, NumEnv=3)
+    validateEnvironment(venv)
+    obs, _ = venv.reset(seed=0)
+    assert obs.tolist() == [0, 0, 0] and obs.dtype == np.int64
+    push = np.array([[[1.0]], [[-1.0]], [[1.0]]])
+    obs, rewards, terminated, _, infos = venv.step(push)
+    assert obs.tolist() == [1, 0, 1] and rewards.tolist() == [1.0, 0.0, 1.0]
+    obs, rewards, terminated, _, infos = venv.step(push)
+    assert terminated.tolist() == [True, False, True] and infos["final_obs"].tolist() == [2, 0, 2]
+    assert obs.tolist() == [0, 0, 0]  # same-step autoreset
