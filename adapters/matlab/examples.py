@@ -32,6 +32,7 @@ __all__ = [
     "cartpole_observation_info",
     "cartpole_action_info",
     "make_cartpole",
+    "make_cartpole_single",
     "make_vector_cartpole",
 ]
 
@@ -129,6 +130,15 @@ def make_cartpole(kind: str = "discrete", MaxStepsPerEpisode: Optional[int] = 50
         step, reset = functools.partial(step, DataType=DataType), functools.partial(reset, DataType=DataType)
     env: Env = rlFunctionEnv(cartpole_observation_info(DataType), cartpole_action_info(kind), step, reset)
     return TimeLimit(env, MaxStepsPerEpisode) if MaxStepsPerEpisode else env
+
+
+def make_cartpole_single() -> Env:
+    """The discrete cart-pole with "single" observations: the variant DreamerV2 takes (float32).
+
+    A zero-argument factory, so the CLI can name it:
+    ``envbridge check bridge.adapters.matlab.examples:make_cartpole_single``.
+    """
+    return make_cartpole("discrete", 500, DataType="single")
 
 
 # -- NumEnv cart-poles in one batch (instances on the leading axis) --------------------------------------
