@@ -150,8 +150,7 @@ class rlFiniteSetSpec:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, rlFiniteSetSpec) and self._key() == other._key()
 
-    def __hash__(self) -> int:
-        return hash(self._key())
+    __hash__ = None  # type: ignore[assignment]  # properties are settable, so equality is by value only
 
     def __repr__(self) -> str:
         return f"rlFiniteSetSpec(Elements={self.Elements!r}, Name={self._name!r}, Description={self._description!r})"

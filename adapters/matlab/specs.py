@@ -250,8 +250,7 @@ class rlNumericSpec:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, rlNumericSpec) and self._key() == other._key()
 
-    def __hash__(self) -> int:
-        return hash(self._key()[:4])
+    __hash__ = None  # type: ignore[assignment]  # properties are settable, so equality is by value only
 
     def __repr__(self) -> str:
         return (
