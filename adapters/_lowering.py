@@ -98,7 +98,55 @@ def _array_check(shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high:
             return (where, f"lie in [{low[bound].item()!r}, {high[bound].item()!r}]", repr(x[index].item()), "Sample from env.action_space or clip the action into its bounds")
         return None
 
-    return (lambda x, path: check(x, path, False)), (lambda x, path: check(x, path, True))
+    return _fast_single(shape, dtype, low, high, integer, check), _fast_batch(shape, low, high, integer, check)
+
+
+def _fast_batch(shape: Tuple[int, ...], low: np.ndarray, high: np.ndarray, integer: bool, check: Any) -> Check:
+    """The per-batch check; exported integer spaces start at 0, so one unsigned compare suffices."""
+    ndim = len(shape) + 1
+    if integer and not low.any():
+        int64, uint64, limit = np.dtype(np.int64), np.uint64, high.astype(np.uint64)
+
+        def unsigned(x: Any, path: str) -> Optional[Mismatch]:
+            # a negative int64 viewed as uint64 is huge, so `<= high` also catches values below 0
+            if type(x) is np.ndarray and x.dtype is int64 and x.ndim == ndim and x.shape[1:] == shape and (x.view(uint64) <= limit).all():
+                return None
+            return check(x, path, True)
+
+        return unsigned
+    return lambda x, path: check(x, path, True)
+
+
+def _fast_single(shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high: np.ndarray, integer: bool, check: Any) -> Check:
+    """The per-step check: a cheap test of the common valid case, the full check otherwise."""
+    if shape == () and integer:  # Discrete: plain ints and int64 scalars
+        lo, hi = int(low), int(high)
+
+        def scalar(x: Any, path: str) -> Optional[Mismatch]:
+            if (type(x) is int or type(x) is np.int64) and lo <= int(x) <= hi:
+                return None
+            return check(x, path, False)
+
+        return scalar
+    uniform = bool((low == low.flat[0]).all() and (high == high.flat[0]).all()) if low.size else True
+    if uniform and 0 < low.size <= 64:
+        # small arrays: Python comparisons beat numpy's per-call overhead (NaN fails both)
+        lo, hi = low.flat[0].item(), high.flat[0].item()
+
+        def small(x: Any, path: str) -> Optional[Mismatch]:
+            # builtin dtypes are singletons: `is` is the cheap test, the full check decides otherwise
+            if type(x) is np.ndarray and x.dtype is dtype and x.shape == shape and all(lo <= v <= hi for v in x.ravel().tolist()):
+                return None
+            return check(x, path, False)
+
+        return small
+
+    def large(x: Any, path: str) -> Optional[Mismatch]:
+        if type(x) is np.ndarray and x.dtype == dtype and x.shape == shape and ((x >= low) & (x <= high)).all():
+            return None
+        return check(x, path, False)
+
+    return large
 
 
 def _lower_box(space: ns.Box, gym: Any) -> Lowering:
@@ -108,7 +156,7 @@ def _lower_box(space: ns.Box, gym: Any) -> Lowering:
     dtype = space.dtype
 
     def decode(x: Any) -> np.ndarray:
-        return x if type(x) is np.ndarray and x.dtype == dtype else np.asarray(x, dtype=dtype)
+        return x if type(x) is np.ndarray and x.dtype is dtype else np.asarray(x, dtype=dtype)
 
     return Lowering(target, _same, decode, _same, decode, invalid, invalid_batch, identity=True)
 
@@ -136,8 +184,8 @@ def _lower_discrete(space: ns.Discrete, gym: Any) -> Lowering:
     target = gym.spaces.Discrete(n)
     low, high = np.int64(0), np.int64(n - 1)
     invalid, invalid_batch = _array_check((), np.dtype(np.int64), np.asarray(low), np.asarray(high), "int")
-    if start == 0:
-        return Lowering(target, np.int64, np.int64, _array_int64, _array_int64, invalid, invalid_batch)
+    if start == 0:  # the neutral Discrete accepts ints and integer scalars as they are
+        return Lowering(target, np.int64, _same, _array_int64, _array_int64, invalid, invalid_batch)
     return Lowering(
         target,
         lambda x: np.int64(x - start),

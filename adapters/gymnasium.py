@@ -50,6 +50,7 @@ class GymnasiumEnv(gymnasium.Env):
         self.render_mode = neutral.render_mode
         self.steps = 0  # since the last reset: the adapter's own state, kept in snapshots
         self._encode = self.observation_lowering.encode
+        self._neutral_step = neutral.step  # bound once: this is the innermost loop of training
         self._decode = self.action_lowering.decode
         self._invalid = self.action_lowering.invalid if self.check_actions else None
 
@@ -87,7 +88,7 @@ class GymnasiumEnv(gymnasium.Env):
             bad = self._invalid(action, "action")
             if bad is not None:  # raise before stepping: an invalid action never advances the env
                 raise ContractError(message(*bad))
-        obs, reward, terminated, truncated, info = self.neutral.step(self._decode(action))
+        obs, reward, terminated, truncated, info = self._neutral_step(self._decode(action))
         self.steps += 1
         return self._encode(obs), float(reward), bool(terminated), bool(truncated), info
 

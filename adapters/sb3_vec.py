@@ -2,13 +2,15 @@
 
 SB3's conventions are kept: automatic reset on the ending step ("same-step"),
 ``info["terminal_observation"]``, ``info["TimeLimit.truncated"] = truncated and not terminated``
-and Monitor-style ``info["episode"] = {"r", "l", "t"}``. The only per-env Python work is the list
-of info dicts SB3's API requires, plus a loop over the envs whose episode just ended.
+and Monitor-style ``info["episode"] = {"r", "l", "t"}``. The only per-env Python work is a loop
+over the envs whose episode just ended. Envs with nothing to report share one read-only empty
+mapping as their info (copy it before writing: ``dict(info)``).
 """
 
 from __future__ import annotations
 
 import time
+import types
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
@@ -23,6 +25,8 @@ import gymnasium  # noqa: E402
 from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
 
 __all__ = ["BatchedVecEnv"]
+
+_EMPTY = types.MappingProxyType({})  # the info of an env with nothing to report
 
 
 class BatchedVecEnv(VecEnv):
@@ -69,22 +73,34 @@ class BatchedVecEnv(VecEnv):
         self._returns += rewards
         self._lengths += 1
         dones = terminated | truncated
-        out: List[dict] = [{} for _ in range(self.num_envs)]
-        if infos:
+        # envs with nothing to report share one read-only empty mapping (SB3 writes only to the
+        # infos of ended envs, which get their own dicts); building n dicts per step would cost
+        # as much as stepping the whole batch
+        out: List[Any] = [_EMPTY] * self.num_envs
+        if len(infos) > 2 or (infos and "final_obs" not in infos):
             _scatter(infos, out)
         ended = np.flatnonzero(dones)
         if ended.size:
-            final = self._encode(infos["final_obs"])
-            now = round(time.time() - self._t_start, 6)
-            cut = truncated & ~terminated
-            for i in ended.tolist():
-                info = out[i]
-                info["terminal_observation"] = {k: v[i] for k, v in final.items()} if self._dict_obs else final[i]
-                info["TimeLimit.truncated"] = bool(cut[i])
-                info["episode"] = {"r": round(float(self._returns[i]), 6), "l": int(self._lengths[i]), "t": now}
-            self._returns[ended] = 0.0
-            self._lengths[ended] = 0
+            self._finish(out, ended, infos["final_obs"], truncated & ~terminated)
         return self._encode(obs), rewards.astype(np.float32), dones, out
+
+    def _finish(self, out: List[Any], ended: np.ndarray, final_obs: Any, cut: np.ndarray) -> None:
+        """SB3's end-of-episode keys for the ended envs (the only per-env loop, over them alone)."""
+        final = self._encode(final_obs)
+        now = round(time.time() - self._t_start, 6)
+        index = ended.tolist()
+        if self._dict_obs:
+            picked = [{k: v[i] for k, v in final.items()} for i in index]
+        else:
+            picked = list(final[ended])
+        rows = zip(index, picked, cut[ended].tolist(), np.round(self._returns[ended], 6).tolist(), self._lengths[ended].tolist())
+        for i, terminal, time_out, ret, length in rows:
+            info = {"terminal_observation": terminal, "TimeLimit.truncated": time_out, "episode": {"r": ret, "l": length, "t": now}}
+            if out[i] is not _EMPTY:
+                info = {**out[i], **info}
+            out[i] = info
+        self._returns[ended] = 0.0
+        self._lengths[ended] = 0
 
     # -- the rest of SB3's VecEnv interface: one env object serves every index ---------------------
     def close(self) -> None:
@@ -107,12 +123,14 @@ class BatchedVecEnv(VecEnv):
         return [None] * self.num_envs
 
 
-def _scatter(infos: dict, out: List[dict]) -> None:
+def _scatter(infos: dict, out: List[Any]) -> None:
     """Gymnasium's batched info layout (``key`` + ``_key`` mask) to SB3's list of dicts."""
     for key, value in infos.items():
         if key.startswith("_") or key in ("final_obs", "final_info"):
             continue
         mask = infos.get("_" + key)
-        where = np.flatnonzero(mask) if mask is not None else range(len(out))
+        where = np.flatnonzero(mask).tolist() if mask is not None else range(len(out))
         for i in where:
+            if out[i] is _EMPTY:
+                out[i] = {}
             out[i][key] = value[i]
