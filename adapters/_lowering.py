@@ -135,7 +135,10 @@ def _fast_single(shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high:
 
         def small(x: Any, path: str) -> Optional[Mismatch]:
             # builtin dtypes are singletons: `is` is the cheap test, the full check decides otherwise
-            if type(x) is np.ndarray and x.dtype is dtype and x.shape == shape and all(lo <= v <= hi for v in x.ravel().tolist()):
+            if type(x) is np.ndarray and x.dtype is dtype and x.shape == shape:
+                for v in x.ravel().tolist():
+                    if not lo <= v <= hi:
+                        return check(x, path, False)
                 return None
             return check(x, path, False)
 

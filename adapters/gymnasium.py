@@ -49,7 +49,7 @@ class GymnasiumEnv(gymnasium.Env):
         self.metadata.setdefault("render_modes", [])
         self.render_mode = neutral.render_mode
         self.steps = 0  # since the last reset: the adapter's own state, kept in snapshots
-        self._encode = self.observation_lowering.encode
+        self._encode = None if self.observation_lowering.identity else self.observation_lowering.encode
         self._neutral_step = neutral.step  # bound once: this is the innermost loop of training
         self._decode = self.action_lowering.decode
         self._invalid = self.action_lowering.invalid if self.check_actions else None
@@ -80,17 +80,25 @@ class GymnasiumEnv(gymnasium.Env):
         """Reset the neutral env; ``seed`` seeds the one shared Generator (like ``super().reset``)."""
         obs, info = self.neutral.reset(seed=seed, options=options)
         self.steps = 0
-        return self._encode(obs), info
+        return self.observation_lowering.encode(obs), info
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
         """Validate and decode ``action``, step the neutral env, encode what it returns."""
-        if self._invalid is not None:
-            bad = self._invalid(action, "action")
+        invalid = self._invalid
+        if invalid is not None:
+            bad = invalid(action, "action")
             if bad is not None:  # raise before stepping: an invalid action never advances the env
                 raise ContractError(message(*bad))
         obs, reward, terminated, truncated, info = self._neutral_step(self._decode(action))
         self.steps += 1
-        return self._encode(obs), float(reward), bool(terminated), bool(truncated), info
+        encode = self._encode
+        return (
+            obs if encode is None else encode(obs),
+            reward if type(reward) is float else float(reward),
+            terminated if type(terminated) is bool else bool(terminated),
+            truncated if type(truncated) is bool else bool(truncated),
+            info,
+        )
 
     def render(self) -> Any:
         return self.neutral.render()

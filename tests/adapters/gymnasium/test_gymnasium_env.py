@@ -48,6 +48,10 @@ def test_gymnasium_profile_reports_a_clean_export_and_the_runtime_warnings():
     assert found[0].fix == "Give the Box finite bounds if the values are bounded."
 
 
+def test_lazy_convenience_names_on_bridge():
+    assert bridge.to_gymnasium is to_gymnasium and bridge.to_gymnasium_vector is to_gymnasium_vector
+
+
 def test_one_generator_shared_with_the_neutral_env():
     export = to_gymnasium("envbridge/GridWorld-v0")
     first, _ = export.reset(seed=5)

@@ -129,6 +129,8 @@ def test_batched_vec_env_time_out_termination_and_both():
     assert dones.tolist() == [True, False, False] and infos[0]["TimeLimit.truncated"] is False
     assert infos[0]["terminal_observation"].tolist() == [1.0] and obs[0].tolist() == [0.0]
     assert infos[1] == {} and infos[2] == {}
+    with pytest.raises(TypeError):  # envs with nothing to report share one read-only mapping
+        infos[1]["key"] = "value"
     for _ in range(2):
         _step(vec, [0, 0, 0])
     obs, rewards, dones, infos = _step(vec, [0, 1, 0])  # step 4: the cap for envs 1 and 2
