@@ -136,7 +136,7 @@ class GoalGymnasiumEnv(GymnasiumEnv):
     def __init__(self, neutral: Env, **options: Any) -> None:
         super().__init__(neutral, **options)
         for key in ("achieved_goal", "desired_goal"):
-            if not _leaf_is_identity(self.observation_lowering, neutral.observation_space, key):
+            if not _is_plain_box(neutral.observation_space, key):
                 raise refuse(f"observation[{key!r}]", "be a Box (goals pass to compute_reward unchanged)", repr(neutral.observation_space[key]), "Declare goals as Box spaces")
         self._compute_reward = neutral.unwrapped.compute_reward
 
@@ -145,10 +145,11 @@ class GoalGymnasiumEnv(GymnasiumEnv):
         return self._compute_reward(achieved_goal, desired_goal, info)
 
 
-def _leaf_is_identity(lowering: Lowering, space: Any, key: str) -> bool:
+def _is_plain_box(space: Any, key: str) -> bool:
+    """True when ``space[key]`` lowers unchanged (a Box that is not an Image)."""
     from bridge import spaces as ns
 
-    return isinstance(space[key], ns.Box) and not isinstance(space[key], ns.Image)
+    return isinstance(space, ns.Dict) and key in space.keys() and isinstance(space[key], ns.Box) and not isinstance(space[key], ns.Image)
 
 
 def _qualname(obj: object) -> str:
@@ -180,7 +181,7 @@ def _action_lowering(space: Any, layout: str, normalize: bool) -> Lowering:
     return Lowering(unit, encode, decode, encode, decode_batch, inner.invalid, inner.invalid_batch)
 
 
-def _gymnasium_spec(neutral: Env, options: Dict[str, Any]) -> Any:
+def _gymnasium_spec(neutral: Env, options: Dict[str, Any], make_kwargs: Dict[str, Any]) -> Any:
     """A Gymnasium EnvSpec that rebuilds this export (so the checker can try every render mode)."""
     spec = getattr(neutral.unwrapped, "spec", None)
     if spec is None or getattr(spec, "id", None) not in _bridge_registry:
@@ -189,7 +190,7 @@ def _gymnasium_spec(neutral: Env, options: Dict[str, Any]) -> Any:
         id=spec.id,
         entry_point=functools.partial(_make_export, spec.entry_point, **options),
         max_episode_steps=spec.max_episode_steps,
-        kwargs=dict(spec.kwargs),
+        kwargs={**spec.kwargs, **make_kwargs},
     )
 
 
@@ -211,7 +212,7 @@ def to_gymnasium(env: Union[Env, str], *, image_layout: str = "CHW", check_actio
     options = {"image_layout": image_layout, "check_actions": check_actions, "normalize_actions": normalize_actions}
     cls = GoalGymnasiumEnv if hasattr(neutral.unwrapped, "compute_reward") else GymnasiumEnv
     export = cls(neutral, **options)
-    export.spec = _gymnasium_spec(neutral, options)
+    export.spec = _gymnasium_spec(neutral, options, kwargs if isinstance(env, str) else {})
     return export
 
 
