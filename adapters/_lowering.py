@@ -69,7 +69,10 @@ def lower(space: ns.Space, path: str, gym: Any, image_layout: str = "CHW") -> Lo
         return _lower_multi_discrete(space, gym)
     if isinstance(space, ns.MultiBinary):
         return _lower_multi_binary(space, gym)
-    raise refuse(path, "be a bridge space Gymnasium can express", type(space).__name__, "Use Box, Image, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple")
+    raise refuse(
+        path, "be a bridge space Gymnasium can express", type(space).__name__,
+        "Use Box, Image, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple",
+    )
 
 
 # -- validation helpers: target-side checks, vectorised, messages in exported terms -------------
@@ -95,7 +98,8 @@ def _array_check(shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high:
             index = tuple(int(i) for i in np.argwhere(~inside)[0])
             bound = index[1:] if batch else index
             where = f"{path}{list(index)}" if index else path
-            return (where, f"lie in [{low[bound].item()!r}, {high[bound].item()!r}]", repr(x[index].item()), "Sample from env.action_space or clip the action into its bounds")
+            expectation = f"lie in [{low[bound].item()!r}, {high[bound].item()!r}]"
+            return (where, expectation, repr(x[index].item()), "Sample from env.action_space or clip the action into its bounds")
         return None
 
     return _fast_single(shape, dtype, low, high, integer, check), _fast_batch(shape, low, high, integer, check)

@@ -137,7 +137,8 @@ class GoalGymnasiumEnv(GymnasiumEnv):
         super().__init__(neutral, **options)
         for key in ("achieved_goal", "desired_goal"):
             if not _is_plain_box(neutral.observation_space, key):
-                raise refuse(f"observation[{key!r}]", "be a Box (goals pass to compute_reward unchanged)", repr(neutral.observation_space[key]), "Declare goals as Box spaces")
+                got = repr(neutral.observation_space[key]) if key in neutral.observation_space.keys() else "no such key"
+                raise refuse(f"observation[{key!r}]", "be a Box (goals pass to compute_reward unchanged)", got, "Declare goals as Box spaces")
         self._compute_reward = neutral.unwrapped.compute_reward
 
     def compute_reward(self, achieved_goal: Any, desired_goal: Any, info: Any) -> Any:
@@ -194,7 +195,14 @@ def _gymnasium_spec(neutral: Env, options: Dict[str, Any], make_kwargs: Dict[str
     )
 
 
-def to_gymnasium(env: Union[Env, str], *, image_layout: str = "CHW", check_actions: bool = True, normalize_actions: bool = False, **kwargs: Any) -> GymnasiumEnv:
+def to_gymnasium(
+    env: Union[Env, str],
+    *,
+    image_layout: str = "CHW",
+    check_actions: bool = True,
+    normalize_actions: bool = False,
+    **kwargs: Any,
+) -> GymnasiumEnv:
     """Export a neutral env (or a registered id, built with ``kwargs``) as a ``gymnasium.Env``.
 
     Args:
@@ -232,7 +240,12 @@ def register(id: str, entry_point: Union[str, Callable[..., Env]], max_episode_s
     ``gymnasium.make_vec(id)`` works too. Export options may be passed as make kwargs.
     """
     load_entry_point(entry_point)  # fail now, with our message, rather than at make time
-    gymnasium.register(id=id, entry_point=functools.partial(_make_export, entry_point), max_episode_steps=max_episode_steps, kwargs=dict(kwargs or {}))
+    gymnasium.register(
+        id=id,
+        entry_point=functools.partial(_make_export, entry_point),
+        max_episode_steps=max_episode_steps,
+        kwargs=dict(kwargs or {}),
+    )
 
 
 def to_gymnasium_vector(vector_env: Any, *, image_layout: str = "CHW", check_actions: bool = True) -> Any:

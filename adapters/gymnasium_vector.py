@@ -28,7 +28,10 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
 
     def __init__(self, vector_env: VectorEnv, *, image_layout: str = "CHW", check_actions: bool = True) -> None:
         if not isinstance(vector_env, VectorEnv):
-            raise SpecError(message("to_gymnasium_vector env", "be a bridge.VectorEnv", type(vector_env).__name__, "Vectorize with bridge.vectorize or subclass bridge.VectorEnv"))
+            raise SpecError(
+                message("to_gymnasium_vector env", "be a bridge.VectorEnv", type(vector_env).__name__,
+                        "Vectorize with bridge.vectorize or subclass bridge.VectorEnv")
+            )
         self.neutral = vector_env
         self.num_envs = vector_env.num_envs
         self.observation_lowering = lower(vector_env.single_observation_space, "observation", gymnasium, image_layout)
@@ -57,7 +60,8 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         if self._invalid is not None:
             bad = self._invalid(actions, "actions")
             if bad is None and _batch_size(actions) != self.num_envs:
-                bad = ("actions", f"hold one action per env ({self.num_envs})", str(_batch_size(actions)), "Pass a batch from env.action_space.sample()")
+                expectation = f"hold one action per env ({self.num_envs})"
+                bad = ("actions", expectation, str(_batch_size(actions)), "Pass a batch from env.action_space.sample()")
             if bad is not None:
                 raise ContractError(message(*bad))
         obs, rewards, terminated, truncated, infos = self.neutral.step(self._decode(actions))

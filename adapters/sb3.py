@@ -44,7 +44,8 @@ def sb3_refusal(neutral_action_space: ns.Space, export: GymnasiumEnv) -> Optiona
             "action space for SB3",
             "be a single Box, Discrete, MultiDiscrete or MultiBinary (SB3's policies have one action distribution)",
             f"{what}: {neutral_action_space!r}",
-            "Use the plain Gymnasium export (to_gymnasium) with an algorithm that supports it, or redesign the action as one MultiDiscrete or one Box",
+            "Use the plain Gymnasium export (to_gymnasium) with an algorithm that supports it, "
+            "or redesign the action as one MultiDiscrete or one Box",
         )
     if isinstance(action, gymnasium.spaces.Box) and action.dtype.kind != "f":
         return refuse(
@@ -136,7 +137,8 @@ def _scalar_factory(source: Any, n_envs: int, env_kwargs: Optional[dict]) -> Opt
             probe.close()
             return functools.partial(source, **(env_kwargs or {}))
         raise SpecError(message("make_vec_env factory", "return a bridge.Env or a bridge.VectorEnv", type(probe).__name__, "Return a neutral env"))
-    raise SpecError(message("make_vec_env env", "be an id, a bridge.Env, a factory or a bridge.VectorEnv", type(source).__name__, "Pass e.g. 'envbridge/GridWorld-v0'"))
+    expectation = "be an id, a bridge.Env, a factory or a bridge.VectorEnv"
+    raise SpecError(message("make_vec_env env", expectation, type(source).__name__, "Pass e.g. 'envbridge/GridWorld-v0'"))
 
 
 def _batched(vector_env: VectorEnv, n_envs: int, seed: Optional[int], options: Dict[str, Any]) -> Any:
@@ -148,10 +150,12 @@ def _batched(vector_env: VectorEnv, n_envs: int, seed: Optional[int], options: D
             vector_env.autoreset_mode, "Build the VectorEnv with autoreset_mode='same-step'",
         )
     if n_envs not in (1, vector_env.num_envs):
-        raise SpecError(message("make_vec_env n_envs", f"be 1 or the VectorEnv's num_envs ({vector_env.num_envs})", n_envs, "Size the VectorEnv itself"))
+        expectation = f"be 1 or the VectorEnv's num_envs ({vector_env.num_envs})"
+        raise SpecError(message("make_vec_env n_envs", expectation, n_envs, "Size the VectorEnv itself"))
     unknown = set(options) - {"image_layout", "check_actions"}
     if unknown:
-        raise SpecError(message("make_vec_env options for a VectorEnv", "be image_layout or check_actions", sorted(unknown), "Drop the other options"))
+        expectation = "be image_layout or check_actions"
+        raise SpecError(message("make_vec_env options for a VectorEnv", expectation, sorted(unknown), "Drop the other options"))
     vec = BatchedVecEnv(vector_env, **options)
     vec.seed(seed)
     return vec
@@ -178,10 +182,13 @@ def sb3_profile(env: Any, report: Report, seed: int) -> None:
 def _advise(export: GymnasiumEnv, report: Report) -> None:
     policy = policy_for(export.observation_space)
     why = {"MultiInputPolicy": "a Dict observation", "CnnPolicy": "an image observation", "MlpPolicy": "a flat observation"}[policy]
-    report.add(T, "info", "the SB3 policy", f"be {policy!r} for {why}", repr(export.observation_space), f"Use e.g. PPO({policy!r}, vec_env)", "policy")
+    fix = f"Use e.g. PPO({policy!r}, vec_env)"
+    report.add(T, "info", "the SB3 policy", f"be {policy!r} for {why}", repr(export.observation_space), fix, "policy")
     action = export.neutral.action_space
     if type(action) is ns.Box and not export.normalize_actions and ((action.low != -1).any() or (action.high != 1).any()):
-        report.add(T, "info", "the action Box for SB3", "be [-1, 1] (SB3 squashes/clips to the Box)", f"[{action.low.min()}, {action.high.max()}]", "Export with to_gymnasium(env, normalize_actions=True)", "policy")
+        bounds = f"[{action.low.min()}, {action.high.max()}]"
+        fix = "Export with to_gymnasium(env, normalize_actions=True)"
+        report.add(T, "info", "the action Box for SB3", "be [-1, 1] (SB3 squashes/clips to the Box)", bounds, fix, "policy")
 
 
 register_profile(T, sb3_profile)

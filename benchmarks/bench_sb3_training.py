@@ -42,7 +42,7 @@ def _fps(make_vec: Callable[[], Any], steps: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=8192)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     torch.set_num_threads(1)
     variants: List[tuple] = [
