@@ -62,6 +62,7 @@ class DreamerReadyEnv(gym.Env):
     def __init__(self, env: Env, *, size: Sequence[int] = (64, 64), action_bounds: Any = None, check_actions: bool = True) -> None:
         if not isinstance(env, Env):
             raise SpecError(message("to_dreamerv2 env", "be a bridge.Env or a registered id", type(env).__name__, "Pass a bridge.Env instance"))
+        self._args = (tuple(size), action_bounds, check_actions)
         self.observation_lowering = ObservationLowering(env.observation_space, size)
         self.action_lowering = ActionLowering(env.action_space, action_bounds, check_actions)
         self.env = env
@@ -109,6 +110,13 @@ class DreamerReadyEnv(gym.Env):
         info["is_terminal"] = terminated
         return self._encode(obs), float(reward), terminated or truncated, info
 
+    def __reduce__(self) -> tuple:
+        # the lowering holds closures; rebuild it instead (common.Async pickles act_space, and
+        # OneHotAction's act_space holds a bound method of the whole chain)
+        size, bounds, check = self._args
+        state = {"_pending_seed": self._pending_seed, "last_flags": self.last_flags, "last_action": self.last_action, "step_count": self.step_count}
+        return (_rebuild, (self.env, size, bounds, check, state))
+
     def decode_observation(self, obs: dict) -> Any:
         """A Dreamer observation dict (extra keys ignored) -> the neutral observation."""
         return self.observation_lowering.decode(obs)
@@ -129,6 +137,12 @@ class DreamerReadyEnv(gym.Env):
 
     def __repr__(self) -> str:
         return f"<DreamerReadyEnv{self.env!r}>"
+
+
+def _rebuild(env: Env, size: Sequence[int], bounds: Any, check: bool, state: dict) -> DreamerReadyEnv:
+    ready = DreamerReadyEnv(env, size=size, action_bounds=bounds, check_actions=check)
+    vars(ready).update(state)
+    return ready
 
 
 def _resolve(env: Any) -> Env:
@@ -200,10 +214,20 @@ def to_dreamerv2(
         ConversionError: the env cannot be lowered losslessly; nothing is wrapped.
     """
     if parallel not in PARALLEL:
-        raise SpecError(message("to_dreamerv2 parallel", f"be one of {PARALLEL}", parallel, "Pass None, 'thread' or 'process'"))
+        raise SpecError(message("to_dreamerv2 parallel", f"be one of {PARALLEL}", repr(parallel), "Pass None, 'thread' or 'process'"))
     if parallel is None:
         return build_chain(env, size, time_limit, action_bounds, check_actions, seed)
     common = load_dreamerv2().common
     if isinstance(env, Env):  # lower once here: a ConversionError surfaces in the caller, not in the worker
         DreamerReadyEnv(env, size=size, action_bounds=action_bounds, check_actions=check_actions)
-    return common.Async(functools.partial(build_chain, env, tuple(size), time_limit, action_bounds, check_actions, seed), parallel)
+    ctor = functools.partial(build_chain, env, tuple(size), time_limit, action_bounds, check_actions, seed)
+    if parallel == "thread":
+        return common.Async(ctor, parallel)
+    # a spawned worker unpickles DreamerV2's classes by their top-level names ("common.envs"):
+    # it needs DreamerV2's folders on the sys.path it inherits at start, not ours afterwards
+    saved, here = list(sys.path), os.path.dirname(load_dreamerv2().__file__)
+    sys.path.extend([here, os.path.dirname(here)])
+    try:
+        return common.Async(ctor, parallel)
+    finally:
+        sys.path[:] = saved

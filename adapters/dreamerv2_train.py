@@ -42,7 +42,7 @@ def _update(config: Any, flat: Dict[str, Any]) -> Any:
     try:
         return config.update(flat)
     except (KeyError, TypeError, ValueError) as e:
-        raise SpecError(message("DreamerV2 config overrides", "match the keys and value types of configs.yaml", f"{type(e).__name__}: {e}", "Pass values of each default's type")) from e
+        raise SpecError(message("DreamerV2 config overrides", "match the keys and value types of configs.yaml", f"{type(e).__name__}: {str(e).rstrip('.')}", "Pass values of each default's type")) from e
 
 
 def _gpu_visible() -> bool:
