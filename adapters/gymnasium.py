@@ -256,3 +256,4 @@ def to_gymnasium_vector(vector_env: Any, *, image_layout: str = "CHW", check_act
 
 
 from bridge.adapters import gymnasium_check as _check  # noqa: E402,F401  (registers the profile)
+from bridge.adapters import gymnasium_view as _view  # noqa: E402,F401  (registers the conformance view)

@@ -206,3 +206,5 @@ def train_command(args: Any) -> int:
     from bridge.adapters.sb3_train import train_command as run
 
     return run(args)
+
+from bridge.adapters import sb3_view as _view  # noqa: E402,F401  (registers the conformance view)

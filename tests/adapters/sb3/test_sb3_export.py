@@ -227,3 +227,25 @@ def test_demo_without_matplotlib_names_the_pip_command(monkeypatch):
         "got ImportError: import of matplotlib halted; None in sys.modules. Run: pip install 'envbridge[cli]'.",
     ):
         demo_command(SimpleNamespace(steps=10, seed=0, out="unused", no_progress=True))
+
+
+# -- conformance views ------------------------------------------------------------------------------
+@pytest.mark.parametrize("env_id", sorted(test_envs.LOWERING_ENVS) + ["envbridge-test/Cap-v0"])
+def test_gymnasium_and_sb3_views_replay_a_neutral_tape(env_id):
+    from bridge.conformance import Divergence, record, verify
+
+    tape = record(env_id, seed=4, steps=60)
+    results = verify(lambda: bridge.make(env_id), tape, views=["gymnasium", "sb3"], snapshot_at=20)
+    assert results == {"gymnasium": None, "sb3": None}
+    tape.entries[3].reward += 1.0  # a fault the views must see
+    results = verify(lambda: bridge.make(env_id), tape, views=["gymnasium", "sb3"])
+    assert all(isinstance(r, Divergence) and r.field == "reward" for r in results.values()), results
+
+
+def test_sb3_view_reads_both_flags_as_terminated():
+    from bridge.conformance import record, verify
+
+    tape = record(lambda: test_envs.CapEnv(both=True), seed=0, steps=12, env_id="cap-both")
+    assert any(e.terminated and e.truncated for e in tape.entries if e.kind == "step")
+    results = verify(lambda: test_envs.CapEnv(both=True), tape, views=["gymnasium", "sb3"])
+    assert results == {"gymnasium": None, "sb3": None}
