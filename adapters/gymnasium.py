@@ -219,7 +219,12 @@ def to_gymnasium(
         raise SpecError(message("to_gymnasium env", "be a bridge.Env or a registered id", type(env).__name__, "Subclass bridge.Env or pass an id"))
     options = {"image_layout": image_layout, "check_actions": check_actions, "normalize_actions": normalize_actions}
     cls = GoalGymnasiumEnv if hasattr(neutral.unwrapped, "compute_reward") else GymnasiumEnv
-    export = cls(neutral, **options)
+    try:
+        export = cls(neutral, **options)
+    except Exception:
+        if neutral is not env:  # built here from an id: nothing half-made is left open
+            neutral.close()
+        raise
     export.spec = _gymnasium_spec(neutral, options, kwargs if isinstance(env, str) else {})
     return export
 

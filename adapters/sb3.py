@@ -62,7 +62,8 @@ def to_sb3(env: Union[Env, str], **options: Any) -> GymnasiumEnv:
     export = to_gymnasium(env, **options)
     error = sb3_refusal(export.neutral.action_space, export)
     if error is not None:
-        export.close()
+        if isinstance(env, str):  # built here from an id; a caller's env stays theirs
+            export.close()
         raise error
     return export
 

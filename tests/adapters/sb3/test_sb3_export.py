@@ -51,6 +51,20 @@ def test_hybrid_action_is_refused_for_sb3_with_the_reason():
     assert report.for_target("gymnasium") == [] and [p.check for p in report.for_target("sb3")] == ["lowering"]
 
 
+def test_a_refused_export_leaves_the_callers_env_open_and_unchanged():
+    class Closing(test_envs.HybridActionEnv):
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    env = Closing()
+    env.reset(seed=0)
+    with raises_exactly(bridge.ConversionError, HYBRID_MESSAGE):
+        to_sb3(env)
+    assert not env.closed and env.step((np.int64(1), np.zeros(1, np.float32)))[0].dtype == np.float32
+
+
 def test_integer_box_action_is_refused_for_sb3():
     class IntegerAction(test_envs.ShiftedDiscreteEnv):
         def __init__(self):
