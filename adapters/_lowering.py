@@ -110,11 +110,15 @@ def _fast_batch(shape: Tuple[int, ...], low: np.ndarray, high: np.ndarray, integ
     ndim = len(shape) + 1
     if integer and not low.any():
         int64, uint64, limit = np.dtype(np.int64), np.uint64, high.astype(np.uint64)
+        top = limit.flat[0] if limit.size and (limit == limit.flat[0]).all() else None
+        largest = np.maximum.reduce
 
         def unsigned(x: Any, path: str) -> Optional[Mismatch]:
             # a negative int64 viewed as uint64 is huge, so `<= high` also catches values below 0
-            if type(x) is np.ndarray and x.dtype is int64 and x.ndim == ndim and x.shape[1:] == shape and (x.view(uint64) <= limit).all():
-                return None
+            if type(x) is np.ndarray and x.dtype is int64 and x.ndim == ndim and x.shape[1:] == shape and x.size:
+                as_unsigned = x.view(uint64)
+                if (largest(as_unsigned, axis=None) <= top) if top is not None else (as_unsigned <= limit).all():
+                    return None
             return check(x, path, True)
 
         return unsigned
