@@ -9,6 +9,7 @@ runs in both eras. Importing it registers the "matlab" check profile. See docs/m
 from __future__ import annotations
 
 from bridge.adapters.matlab import profile as _profile  # noqa: F401  (registers the "matlab" check)
+from bridge.adapters.matlab import view as _view  # noqa: F401  (registers the "matlab" conformance view)
 from bridge.adapters.matlab.datatypes import DATA_TYPES
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import rlFunctionEnv
