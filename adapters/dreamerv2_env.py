@@ -66,6 +66,7 @@ class DreamerReadyEnv(gym.Env):
         self.observation_lowering = ObservationLowering(env.observation_space, size)
         self.action_lowering = ActionLowering(env.action_space, action_bounds, check_actions)
         self.env = env
+        self._env_step = env.step
         self.observation_space = self.observation_lowering.space
         self.action_space = self.action_lowering.space
         self._encode = self.observation_lowering.encode
@@ -102,12 +103,12 @@ class DreamerReadyEnv(gym.Env):
 
     def step(self, action: Any) -> Tuple[dict, float, bool, dict]:
         neutral_action = self._decode_action(action)  # raises ContractError before the env moves
-        obs, reward, terminated, truncated, info = self.env.step(neutral_action)
-        terminated, truncated = bool(terminated), bool(truncated)
+        obs, reward, terminated, truncated, info = self._env_step(neutral_action)
+        if terminated.__class__ is not bool or truncated.__class__ is not bool:
+            terminated, truncated = bool(terminated), bool(truncated)
         self.last_flags, self.last_action = (terminated, truncated), neutral_action
         self.step_count += 1
-        info = dict(info)
-        info["is_terminal"] = terminated
+        info = dict(info, is_terminal=terminated)
         return self._encode(obs), float(reward), terminated or truncated, info
 
     def __reduce__(self) -> tuple:

@@ -83,8 +83,17 @@ class ObservationLowering:
         self.space = gym.spaces.Dict(OrderedDict((leaf.key, leaf.space) for leaf in self.leaves))
         self.image_keys = [leaf.key for leaf in self.leaves if leaf.kind == "image"]
         self.vector_keys = [leaf.key for leaf in self.leaves if leaf.kind != "image"]
-        self._flat = [(leaf.key, leaf.route[0] if leaf.route else None, leaf.encode) for leaf in self.leaves]
-        self._shallow = all(len(leaf.route) <= 1 for leaf in self.leaves)
+        self.encode = self._encoder()
+
+    def _encoder(self) -> Fn:
+        """The per-step encode, picked once: the common shapes get a closure without loops."""
+        if len(self.leaves) == 1 and not self.leaves[0].route:
+            key, enc = self.leaves[0].key, self.leaves[0].encode
+            return (lambda obs: {key: obs}) if enc is _same else (lambda obs: {key: enc(obs)})
+        if all(len(leaf.route) == 1 for leaf in self.leaves):
+            flat = [(leaf.key, leaf.route[0], leaf.encode) for leaf in self.leaves]
+            return lambda obs: {key: enc(obs[part]) for key, part, enc in flat}
+        return self._encode_nested
 
     def _collect(self, space: spaces.Space, key: str, route: Tuple[Any, ...], path: str) -> None:
         if isinstance(space, spaces.Dict):
@@ -108,10 +117,8 @@ class ObservationLowering:
         gym_space, kind, encode, decode = _lower_leaf(space, path, self.size)
         self.leaves.append(Leaf(key, route, path, gym_space, kind, encode, decode))
 
-    def encode(self, obs: Any) -> dict:
+    def _encode_nested(self, obs: Any) -> dict:
         """Neutral observation -> a new dict of Dreamer arrays (GymWrapper adds keys to it)."""
-        if self._shallow:
-            return {key: enc(obs if part is None else obs[part]) for key, part, enc in self._flat}
         out = {}
         for leaf in self.leaves:
             value = obs
@@ -251,7 +258,8 @@ def _hybrid(space: spaces.Space, path: str) -> Exception:
 
 def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> Tuple[Any, Fn, bool]:
     if isinstance(space, spaces.Discrete):
-        return gym.spaces.Discrete(space.n), _index_decoder(space.n, path, check, lambda i: space.start + i), True
+        start = space.start
+        return gym.spaces.Discrete(space.n), _index_decoder(space.n, path, check, (lambda i: start + i) if start else None), True
     if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary)):
         if isinstance(space, spaces.MultiBinary):
             nvec, start, dtype = np.full(space.shape, 2, np.int64), np.zeros(space.shape, np.int64), np.int8
@@ -273,15 +281,27 @@ def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> T
     raise _hybrid(space, path)
 
 
-def _index_decoder(n: int, path: str, check: bool, lookup: Fn) -> Fn:
+_INDEX_TYPES = frozenset([int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64])
+
+
+def _index_decoder(n: int, path: str, check: bool, lookup: Optional[Fn]) -> Fn:
+    """Index -> neutral action (``lookup`` None: the index itself). Validation is a type-set probe."""
+
+    def refuse_index(a: Any) -> None:
+        raise ContractError(
+            message(f"the Dreamer-ready {path}", f"be an integer index in [0, {n - 1}]", _show(a), "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env")
+        )
+
     def decode(a: Any) -> Any:
-        if check:
-            ok = isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) or (isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind in "iu")
-            if not ok or not 0 <= int(a) < n:
-                raise ContractError(
-                    message(f"the Dreamer-ready {path}", f"be an integer index in [0, {n - 1}]", _show(a), "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env")
-                )
-        return lookup(int(a))
+        if type(a) not in _INDEX_TYPES:
+            if not (isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind in "iu"):
+                if check:
+                    refuse_index(a)
+                return a if lookup is None else lookup(int(a))
+            a = a[()]
+        if check and not 0 <= a < n:
+            refuse_index(a)
+        return a if lookup is None else lookup(int(a))
 
     return decode
 
@@ -306,7 +326,21 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
     low_t, high_t = low.astype(dtype), high.astype(dtype)
     box = gym.spaces.Box(low.astype(np.float32), high.astype(np.float32), shape, np.float32)
 
+    inner_low, inner_high = (low + tol).astype(dtype), (high - tol).astype(dtype)
+    # small 1-D actions: Python comparisons over .tolist() beat numpy calls (NaN fails them too)
+    small = list(zip(inner_low.tolist(), inner_high.tolist())) if len(shape) == 1 and shape[0] <= 16 else None
+
     def decode(a: Any) -> np.ndarray:
+        # fast path: clearly inside the bounds (what NormalizeAction sends), in the neutral dtype
+        if type(a) is np.ndarray and (a.dtype is dtype or a.dtype == dtype) and a.shape == shape:
+            if small is not None:
+                for v, (lo, hi) in zip(a.tolist(), small):
+                    if not lo < v < hi:
+                        break
+                else:
+                    return a
+            elif (a > inner_low).all() and (a < inner_high).all():
+                return a
         x = np.asarray(a, dtype=np.float64)
         if check and (x.shape != shape or not (np.all(x >= low - tol) and np.all(x <= high + tol))):
             found = space.mismatch(np.asarray(a), "action") if x.shape != shape else None
