@@ -1,0 +1,63 @@
+"""The "dreamerv2" conformance view: neutral tapes through DreamerV2's own chain, decoded back.
+
+Discrete actions go in as DreamerV2 one-hots through ``OneHotAction`` (exact). Continuous actions
+skip ``NormalizeAction``: its float32 rescale of [-1, 1] is lossy by design (``x + 1`` rounds away
+small values), so no [-1, 1] input reproduces every recorded float bit for bit. Its mapping is
+tested on its own (``check``: -1, 0, 1 land on the bounds; the differential test on a 1/8 grid).
+Everything else (GymWrapper, ResizeImage, TimeLimit, the Dreamer-ready lowering) is on the path.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from bridge.conformance.replay import StepOut, View, register_view
+from bridge.env import Env
+
+from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2
+
+
+class DreamerV2View(View):
+    """Drive the chain with neutral actions; terminated = is_terminal, truncated = is_last only."""
+
+    name = "dreamerv2"
+    both_flags = False
+
+    def __init__(self, env: Env) -> None:
+        common = load_dreamerv2().common
+        self.ready = DreamerReadyEnv(env)
+        chain = common.ResizeImage(common.GymWrapper(self.ready))
+        self.discrete = self.ready.action_lowering.discrete
+        if self.discrete:
+            chain = common.OneHotAction(chain)
+            self._eye = np.eye(self.ready.action_space.n, dtype=np.float32)
+        self.chain = common.TimeLimit(chain, 0)
+
+    def reset(self, seed: Optional[int]) -> Any:
+        self.ready.seed(seed)
+        return self.ready.decode_observation(self.chain.reset())
+
+    def step(self, action: Any) -> StepOut:
+        inner = self.ready.encode_action(action)
+        obs = self.chain.step({"action": self._eye[inner] if self.discrete else inner})
+        return self.ready.decode_observation(obs), obs["reward"], obs["is_terminal"], obs["is_last"] and not obs["is_terminal"]
+
+    def clone_state(self) -> Any:
+        if self.ready.env.determinism == "none":
+            raise NotImplementedError("this env declares no snapshots")  # replay skips the detour
+        return self.ready.env.clone_state()
+
+    def restore_state(self, snapshot: Any) -> None:
+        self.ready.env.restore_state(snapshot)
+
+    def close(self) -> None:
+        self.ready.close()
+
+
+def _factory(make_env: Callable[[], Env]) -> View:
+    return DreamerV2View(make_env())
+
+
+register_view("dreamerv2", _factory)
