@@ -185,9 +185,13 @@ def test_every_observation_key_reaches_dreamerv2s_encoder():
     assert encoder.cnn_keys == decoder.cnn_keys == ["camera"]
     assert sorted(encoder.mlp_keys) == sorted(decoder.mlp_keys) == sorted(k for k in user if k != "camera")
     assert config.encoder.mlp_keys == "^(column|scalar|plane|mode|switches|body/joints)$"
-    # the trap we remove: DreamerV2's defaults over the raw shapes drop the column, scalar and plane
+    assert _layers(chain)[1]._keys == []  # ResizeImage touches no vector (the camera is 64x64 already)
+    # the traps we remove: DreamerV2's defaults over the raw shapes drop the column, scalar and plane,
+    # and ResizeImage would "resize" the 2-D plane and the column as if they were images
     raw = {"column": (4, 1), "scalar": (), "plane": (3, 5), "reward": ()}
     assert common.Encoder(raw, **api.defaults.encoder).mlp_keys == []
+    raw_env = type("Raw", (), {"obs_space": {k: gym.spaces.Box(-1, 1, v, np.float32) for k, v in raw.items()}})()
+    assert common.ResizeImage(raw_env)._keys == ["column", "plane"]
 
 
 def test_derived_config_and_config_errors():
