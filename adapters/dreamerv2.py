@@ -13,9 +13,17 @@ Importing this module imports gym only; TensorFlow and DreamerV2 load on first u
 
 from __future__ import annotations
 
+from bridge.adapters.dreamerv2_actions import ActionLowering
 from bridge.adapters.dreamerv2_check import check, key_regex
-from bridge.adapters.dreamerv2_env import DreamerReadyEnv, build_chain, load_dreamerv2, to_dreamer_ready, to_dreamerv2, wrap_chain
-from bridge.adapters.dreamerv2_lowering import ActionLowering, ObservationLowering
+from bridge.adapters.dreamerv2_env import (
+    DreamerReadyEnv,
+    build_chain,
+    load_dreamerv2,
+    to_dreamer_ready,
+    to_dreamerv2,
+    wrap_chain,
+)
+from bridge.adapters.dreamerv2_lowering import ObservationLowering
 from bridge.adapters.dreamerv2_train import dreamer_config, replay_episodes, train, train_command
 from bridge.adapters.dreamerv2_view import DreamerV2View  # noqa: F401 - registers the conformance view
 

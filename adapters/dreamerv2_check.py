@@ -14,17 +14,21 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2, wrap_chain
+from bridge.adapters.dreamerv2_lowering import RESERVED_KEYS
 from bridge.checker import Report, register_profile
 from bridge.env import Env, TimeLimit
 from bridge.errors import BridgeError
 
-from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2, wrap_chain
-from bridge.adapters.dreamerv2_lowering import RESERVED_KEYS
-
 __all__ = ["check", "key_regex"]
 
 T = "dreamerv2"
-_FLAGS = {"reward": (float, np.float32), "is_first": (bool, np.bool_), "is_last": (bool, np.bool_), "is_terminal": (bool, np.bool_)}
+_FLAGS = {
+    "reward": (float, np.float32),
+    "is_first": (bool, np.bool_),
+    "is_last": (bool, np.bool_),
+    "is_terminal": (bool, np.bool_),
+}
 
 
 class _Stop(Exception):
@@ -69,7 +73,14 @@ def _profile(env: Env, report: Report, seed: int, size: Sequence[int] = (64, 64)
     except _Stop:
         return
     except Exception as e:  # user code or DreamerV2 raised: report, never crash the checker
-        _add(report, "the DreamerV2 chain", "run without raising", f"{type(e).__name__}: {e}", "Fix the exception (see DreamerV2's environment guide)", "raises")
+        _add(
+            report,
+            "the DreamerV2 chain",
+            "run without raising",
+            f"{type(e).__name__}: {e}",
+            "Fix the exception (see DreamerV2's environment guide)",
+            "raises",
+        )
 
 
 def _check_spaces(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
@@ -79,21 +90,58 @@ def _check_spaces(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
         shape = tuple(getattr(space, "shape", ()) or ())
         want = ("uint8", 3) if leaf.kind == "image" else ("float32", 1)
         if space is None or (str(space.dtype), len(shape)) != want:
-            _add(report, f"obs_space[{leaf.key!r}]", f"be {want[1]}-D {want[0]}", repr(space), "Report this lowering bug", "obs_space")
+            _add(
+                report,
+                f"obs_space[{leaf.key!r}]",
+                f"be {want[1]}-D {want[0]}",
+                repr(space),
+                "Report this lowering bug",
+                "obs_space",
+            )
     for key, (_, dtype) in _FLAGS.items():
         space = obs_space.get(key)
         if space is None or tuple(space.shape) != () or space.dtype != dtype:
-            _add(report, f"obs_space[{key!r}]", f"be a scalar {np.dtype(dtype).name} Box", repr(space), "Do not declare reserved keys", "obs_space")
-    encoder = _quiet(load_dreamerv2().common.Encoder, {k: tuple(v.shape) for k, v in obs_space.items()}, key_regex(ready.image_keys), key_regex(ready.vector_keys))
+            _add(
+                report,
+                f"obs_space[{key!r}]",
+                f"be a scalar {np.dtype(dtype).name} Box",
+                repr(space),
+                "Do not declare reserved keys",
+                "obs_space",
+            )
+    encoder = _quiet(
+        load_dreamerv2().common.Encoder,
+        {k: tuple(v.shape) for k, v in obs_space.items()},
+        key_regex(ready.image_keys),
+        key_regex(ready.vector_keys),
+    )
     missing = [k for k in ready.image_keys + ready.vector_keys if k not in encoder.cnn_keys + encoder.mlp_keys]
     if missing:
-        _add(report, "DreamerV2's encoder inputs", "include every observation key", f"missing {missing}", "Report this lowering bug", "encoder")
+        _add(
+            report,
+            "DreamerV2's encoder inputs",
+            "include every observation key",
+            f"missing {missing}",
+            "Report this lowering bug",
+            "encoder",
+        )
     if list(act_space) != ["action"]:
-        _add(report, "act_space", "have the single principal key 'action'", list(act_space), "Use Dict(action=...) or a plain action space", "act_space")
+        _add(
+            report,
+            "act_space",
+            "have the single principal key 'action'",
+            list(act_space),
+            "Use Dict(action=...) or a plain action space",
+            "act_space",
+        )
         raise _Stop
     space = act_space["action"]
     if ready.action_lowering.discrete:
-        ok = space.dtype == np.float32 and space.shape == (ready.action_space.n,) and getattr(space, "n", None) == ready.action_space.n
+        ok = (
+            space.dtype == np.float32
+            and space.shape == (ready.action_space.n,)
+            and getattr(space, "n", None) == ready.action_space.n
+        )
         want = f"a float32 one-hot Box of shape ({ready.action_space.n},) with .n"
     else:
         ok = space.dtype == np.float32 and bool(np.all(space.low == -1) and np.all(space.high == 1))
@@ -104,26 +152,66 @@ def _check_spaces(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
 
 def _check_obs(chain: Any, obs: Any, where: str, report: Report, first: bool) -> None:
     if not isinstance(obs, dict) or set(obs) != set(chain.obs_space):
-        _add(report, where, f"be a dict with the keys of obs_space {sorted(chain.obs_space)}", repr(type(obs).__name__ if not isinstance(obs, dict) else sorted(obs)), "Return every declared key", "observation")
+        _add(
+            report,
+            where,
+            f"be a dict with the keys of obs_space {sorted(chain.obs_space)}",
+            repr(type(obs).__name__ if not isinstance(obs, dict) else sorted(obs)),
+            "Return every declared key",
+            "observation",
+        )
         raise _Stop
     for key, kinds in _FLAGS.items():
         if not isinstance(obs[key], kinds):
-            _add(report, f"{where}[{key!r}]", f"be a {kinds[0].__name__}", repr(obs[key]), "Return Python scalars", "lifecycle")
+            _add(
+                report,
+                f"{where}[{key!r}]",
+                f"be a {kinds[0].__name__}",
+                repr(obs[key]),
+                "Return Python scalars",
+                "lifecycle",
+            )
     if obs["is_first"] is not first and obs["is_first"] != first:
-        _add(report, f"{where}['is_first']", f"be {first}", repr(obs["is_first"]), "is_first is True only on reset", "lifecycle")
+        _add(
+            report,
+            f"{where}['is_first']",
+            f"be {first}",
+            repr(obs["is_first"]),
+            "is_first is True only on reset",
+            "lifecycle",
+        )
     for key, space in chain.obs_space.items():
         if key in RESERVED_KEYS:
             continue
         value = obs[key]
-        if not isinstance(value, np.ndarray) or value.shape != space.shape or value.dtype != space.dtype or not space.contains(value):
-            _add(report, f"{where}[{key!r}]", f"match obs_space ({space.shape}, {space.dtype})", repr(value)[:80], "Report this lowering bug", "observation")
+        if (
+            not isinstance(value, np.ndarray)
+            or value.shape != space.shape
+            or value.dtype != space.dtype
+            or not space.contains(value)
+        ):
+            _add(
+                report,
+                f"{where}[{key!r}]",
+                f"match obs_space ({space.shape}, {space.dtype})",
+                repr(value)[:80],
+                "Report this lowering bug",
+                "observation",
+            )
 
 
 def _check_reset(chain: Any, report: Report) -> dict:
     obs = chain.reset()
     _check_obs(chain, obs, "reset()", report, first=True)
     if (obs["reward"], obs["is_last"], obs["is_terminal"]) != (0.0, False, False):
-        _add(report, "reset()", "have reward 0.0, is_last False, is_terminal False", repr((obs["reward"], obs["is_last"], obs["is_terminal"])), "Report this bug", "lifecycle")
+        _add(
+            report,
+            "reset()",
+            "have reward 0.0, is_last False, is_terminal False",
+            repr((obs["reward"], obs["is_last"], obs["is_terminal"])),
+            "Report this bug",
+            "lifecycle",
+        )
     return obs
 
 
@@ -146,10 +234,19 @@ def _check_flags(obs: dict, ready: DreamerReadyEnv, where: str, report: Report, 
     want = (terminated or truncated or cut, terminated)
     got = (obs["is_last"], obs["is_terminal"])
     if got != want:
-        _add(report, f"{where} (is_last, is_terminal)", f"be {want} for terminated={terminated}, truncated={truncated}", repr(got), "Report this bug: a time-out must be is_last and not is_terminal", "episode-end")
+        _add(
+            report,
+            f"{where} (is_last, is_terminal)",
+            f"be {want} for terminated={terminated}, truncated={truncated}",
+            repr(got),
+            "Report this bug: a time-out must be is_last and not is_terminal",
+            "episode-end",
+        )
 
 
-def _check_timeouts(env: Env, ready: DreamerReadyEnv, report: Report, seed: int, size: Sequence[int], bounds: Any) -> None:
+def _check_timeouts(
+    env: Env, ready: DreamerReadyEnv, report: Report, seed: int, size: Sequence[int], bounds: Any
+) -> None:
     # the neutral TimeLimit's truncation, then DreamerV2's own TimeLimit
     capped = DreamerReadyEnv(TimeLimit(env, 1), size=size, action_bounds=bounds)
     for inner, duration, where in ((capped, 0, "a neutral time-out step"), (ready, 1, "a DreamerV2 TimeLimit step")):
@@ -169,11 +266,32 @@ def _check_one_hot(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
         chain.step({"action": soft})
     except ValueError as e:
         if "Invalid one-hot action" not in str(e):
-            _add(report, f"the soft action {soft.tolist()}", "raise DreamerV2's 'Invalid one-hot action'", f"ValueError: {e}", "Keep DreamerV2's OneHotAction outside", "one-hot")
+            _add(
+                report,
+                f"the soft action {soft.tolist()}",
+                "raise DreamerV2's 'Invalid one-hot action'",
+                f"ValueError: {e}",
+                "Keep DreamerV2's OneHotAction outside",
+                "one-hot",
+            )
     else:
-        _add(report, f"the soft action {soft.tolist()}", "be refused", "accepted", "Never argmax a soft action before validation", "one-hot")
+        _add(
+            report,
+            f"the soft action {soft.tolist()}",
+            "be refused",
+            "accepted",
+            "Never argmax a soft action before validation",
+            "one-hot",
+        )
     if ready.step_count != before:
-        _add(report, "a refused action", "not advance the env", f"{ready.step_count - before} step(s)", "Validate before stepping", "one-hot")
+        _add(
+            report,
+            "a refused action",
+            "not advance the env",
+            f"{ready.step_count - before} step(s)",
+            "Validate before stepping",
+            "one-hot",
+        )
 
 
 def _check_bounds(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
@@ -192,7 +310,14 @@ def _check_bounds(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
             ok = np.array_equal(got, want_value)
             want = f"the {'low' if value < 0 else 'high'} bound {want_value.tolist()}"
         if not ok:
-            _add(report, f"the normalized action {value}", f"land on {want}", repr(np.asarray(got).tolist()), "Report this bug in NormalizeAction's mapping", "bounds")
+            _add(
+                report,
+                f"the normalized action {value}",
+                f"land on {want}",
+                repr(np.asarray(got).tolist()),
+                "Report this bug in NormalizeAction's mapping",
+                "bounds",
+            )
 
 
 def check(env: Any, *, seed: int = 0, size: Sequence[int] = (64, 64), action_bounds: Any = None) -> Report:

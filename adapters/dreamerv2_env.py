@@ -10,13 +10,21 @@ import warnings
 from types import ModuleType
 from typing import Any, List, Optional, Sequence, Tuple
 
+from bridge.adapters.dreamerv2_actions import ActionLowering
+from bridge.adapters.dreamerv2_lowering import ObservationLowering, gym, lowering_summary
 from bridge.compat import optional_import
 from bridge.env import Env
 from bridge.errors import SpecError, message
 
-from bridge.adapters.dreamerv2_lowering import ActionLowering, ObservationLowering, gym, lowering_summary
-
-__all__ = ["DreamerReadyEnv", "to_dreamer_ready", "to_dreamerv2", "build_chain", "wrap_chain", "load_dreamerv2", "PARALLEL"]
+__all__ = [
+    "DreamerReadyEnv",
+    "to_dreamer_ready",
+    "to_dreamerv2",
+    "build_chain",
+    "wrap_chain",
+    "load_dreamerv2",
+    "PARALLEL",
+]
 
 PARALLEL = (None, "thread", "process")
 _API: Optional[ModuleType] = None
@@ -59,9 +67,18 @@ class DreamerReadyEnv(gym.Env):
     ``step_count`` counts the steps that reached the neutral env (for checks).
     """
 
-    def __init__(self, env: Env, *, size: Sequence[int] = (64, 64), action_bounds: Any = None, check_actions: bool = True) -> None:
+    def __init__(
+        self, env: Env, *, size: Sequence[int] = (64, 64), action_bounds: Any = None, check_actions: bool = True
+    ) -> None:
         if not isinstance(env, Env):
-            raise SpecError(message("to_dreamerv2 env", "be a bridge.Env or a registered id", type(env).__name__, "Pass a bridge.Env instance"))
+            raise SpecError(
+                message(
+                    "to_dreamerv2 env",
+                    "be a bridge.Env or a registered id",
+                    type(env).__name__,
+                    "Pass a bridge.Env instance",
+                )
+            )
         self._args = (tuple(size), action_bounds, check_actions)
         self.observation_lowering = ObservationLowering(env.observation_space, size)
         self.action_lowering = ActionLowering(env.action_space, action_bounds, check_actions)
@@ -115,7 +132,12 @@ class DreamerReadyEnv(gym.Env):
         # the lowering holds closures; rebuild it instead (common.Async pickles act_space, and
         # OneHotAction's act_space holds a bound method of the whole chain)
         size, bounds, check = self._args
-        state = {"_pending_seed": self._pending_seed, "last_flags": self.last_flags, "last_action": self.last_action, "step_count": self.step_count}
+        state = {
+            "_pending_seed": self._pending_seed,
+            "last_flags": self.last_flags,
+            "last_action": self.last_action,
+            "step_count": self.step_count,
+        }
         return (_rebuild, (self.env, size, bounds, check, state))
 
     def decode_observation(self, obs: dict) -> Any:
@@ -155,10 +177,24 @@ def _resolve(env: Any) -> Env:
         return make(env)
     if callable(env):
         return env()
-    raise SpecError(message("to_dreamerv2 env", "be a bridge.Env, a registered id or a zero-argument factory", type(env).__name__, "Pass e.g. bridge.make('envbridge/GridWorld-v0')"))
+    raise SpecError(
+        message(
+            "to_dreamerv2 env",
+            "be a bridge.Env, a registered id or a zero-argument factory",
+            type(env).__name__,
+            "Pass e.g. bridge.make('envbridge/GridWorld-v0')",
+        )
+    )
 
 
-def to_dreamer_ready(env: Any, *, size: Sequence[int] = (64, 64), action_bounds: Any = None, check_actions: bool = True, seed: Optional[int] = None) -> DreamerReadyEnv:
+def to_dreamer_ready(
+    env: Any,
+    *,
+    size: Sequence[int] = (64, 64),
+    action_bounds: Any = None,
+    check_actions: bool = True,
+    seed: Optional[int] = None,
+) -> DreamerReadyEnv:
     """Lower ``env`` (an Env, a registered id or a factory) to the legacy gym env DreamerV2 wraps."""
     ready = DreamerReadyEnv(_resolve(env), size=size, action_bounds=action_bounds, check_actions=check_actions)
     if seed is not None:
@@ -166,7 +202,14 @@ def to_dreamer_ready(env: Any, *, size: Sequence[int] = (64, 64), action_bounds:
     return ready
 
 
-def build_chain(env: Any, size: Sequence[int] = (64, 64), time_limit: int = 0, action_bounds: Any = None, check_actions: bool = True, seed: Optional[int] = None) -> Any:
+def build_chain(
+    env: Any,
+    size: Sequence[int] = (64, 64),
+    time_limit: int = 0,
+    action_bounds: Any = None,
+    check_actions: bool = True,
+    seed: Optional[int] = None,
+) -> Any:
     """DreamerV2's own wrapper chain, in ``api.train``'s order, over the Dreamer-ready env.
 
     A module-level function, so that ``functools.partial(build_chain, ...)`` pickles by reference
@@ -215,7 +258,11 @@ def to_dreamerv2(
         ConversionError: the env cannot be lowered losslessly; nothing is wrapped.
     """
     if parallel not in PARALLEL:
-        raise SpecError(message("to_dreamerv2 parallel", f"be one of {PARALLEL}", repr(parallel), "Pass None, 'thread' or 'process'"))
+        raise SpecError(
+            message(
+                "to_dreamerv2 parallel", f"be one of {PARALLEL}", repr(parallel), "Pass None, 'thread' or 'process'"
+            )
+        )
     if parallel is None:
         return build_chain(env, size, time_limit, action_bounds, check_actions, seed)
     common = load_dreamerv2().common

@@ -1,5 +1,7 @@
 """Dreamer-ready lowering: neutral spaces -> what DreamerV2 2.2.0's model can actually see and emit.
 
+Observations are lowered here, actions in :mod:`bridge.adapters.dreamerv2_actions`.
+
 Computed once at export as plain numpy functions. Each rule is lossless or a
 :class:`~bridge.errors.ConversionError` that names the path and says what to do:
 
@@ -28,24 +30,20 @@ Actions (DreamerV2's agent acts on ``act_space["action"]`` only):
 
 from __future__ import annotations
 
-import itertools
 from collections import OrderedDict
-from typing import Any, Callable, Dict as DictT, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Sequence, Tuple
+from typing import Dict as DictT
 
 import numpy as np
 
 from bridge import spaces
-from bridge.errors import ContractError, ConversionError, SpecError, message
 from bridge.compat import optional_import
+from bridge.errors import ConversionError, message
 
 gym = optional_import("gym", "bridge.adapters.dreamerv2")
 
 RESERVED_KEYS = ("reward", "is_first", "is_last", "is_terminal", "action")
-MAX_JOINT_ACTIONS = 1024
-FLOAT32_EXACT_INT = 2 ** 24
-# NormalizeAction's float32 affine map may overshoot a bound by rounding; within this many float32
-# epsilons of the bound's magnitude a value is snapped onto the bound, beyond it is invalid.
-SNAP_EPSILONS = 8
+FLOAT32_EXACT_INT = 2**24
 Fn = Callable[[Any], Any]
 
 
@@ -60,7 +58,9 @@ def refuse(subject: str, expectation: str, actual: object, fix: str, error: type
 class Leaf:
     """One Dreamer observation key: where it sits in the neutral value and how it converts."""
 
-    def __init__(self, key: str, route: Tuple[Any, ...], path: str, space: Any, kind: str, encode: Fn, decode: Fn) -> None:
+    def __init__(
+        self, key: str, route: Tuple[Any, ...], path: str, space: Any, kind: str, encode: Fn, decode: Fn
+    ) -> None:
         self.key, self.route, self.path, self.space, self.kind = key, route, path, space, kind
         self.encode, self.decode = encode, decode
 
@@ -107,13 +107,19 @@ class ObservationLowering:
         if key in RESERVED_KEYS or key.startswith("log_"):
             raise refuse(
                 path,
-                "not lower to a key DreamerV2 reserves (reward, is_first, is_last, is_terminal, action) or one starting with 'log_' (its replay drops those)",
+                "not lower to a key DreamerV2 reserves (reward, is_first, is_last, is_terminal, action) "
+                "or one starting with 'log_' (its replay drops those)",
                 repr(key),
                 f"Rename the key, e.g. 'obs_{key}'",
             )
         for other in self.leaves:
             if other.key == key:
-                raise refuse(path, "lower to a DreamerV2 key no other entry uses", f"{key!r}, also used by {other.path}", "Rename one of the two entries")
+                raise refuse(
+                    path,
+                    "lower to a DreamerV2 key no other entry uses",
+                    f"{key!r}, also used by {other.path}",
+                    "Rename one of the two entries",
+                )
         gym_space, kind, encode, decode = _lower_leaf(space, path, self.size)
         self.leaves.append(Leaf(key, route, path, gym_space, kind, encode, decode))
 
@@ -156,8 +162,18 @@ def _lower_leaf(space: spaces.Space, path: str, size: Tuple[int, int]) -> Tuple[
     if isinstance(space, spaces.MultiBinary):
         shape, size_ = space.shape, int(np.prod(space.shape))
         box = gym.spaces.Box(0.0, 1.0, (size_,), np.float32)
-        return box, "vector", lambda x: x.astype(np.float32).reshape(-1), lambda v: np.asarray(v).reshape(shape).astype(np.int8)
-    raise refuse(path, "be a space DreamerV2 can observe", type(space).__name__, "Use Box, Image, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple")
+        return (
+            box,
+            "vector",
+            lambda x: x.astype(np.float32).reshape(-1),
+            lambda v: np.asarray(v).reshape(shape).astype(np.int8),
+        )
+    raise refuse(
+        path,
+        "be a space DreamerV2 can observe",
+        type(space).__name__,
+        "Use Box, Image, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple",
+    )
 
 
 def _lower_image(space: spaces.Image, path: str, size: Tuple[int, int]) -> Tuple[Any, str, Fn, Fn]:
@@ -172,7 +188,12 @@ def _lower_image(space: spaces.Image, path: str, size: Tuple[int, int]) -> Tuple
         )
     box = gym.spaces.Box(0, 255, (h, w, c), np.uint8)
     if chw:
-        return box, "image", lambda x: np.ascontiguousarray(np.transpose(x, (1, 2, 0))), lambda v: np.ascontiguousarray(np.transpose(v, (2, 0, 1)))
+        return (
+            box,
+            "image",
+            lambda x: np.ascontiguousarray(np.transpose(x, (1, 2, 0))),
+            lambda v: np.ascontiguousarray(np.transpose(v, (2, 0, 1))),
+        )
     return box, "image", _same, _same
 
 
@@ -183,7 +204,12 @@ def _same(x: Any) -> Any:
 def _lower_box_obs(space: spaces.Box, path: str) -> Tuple[Any, str, Fn, Fn]:
     dtype, shape = space.dtype, space.shape
     if dtype.kind == "f" and dtype.itemsize > 4:
-        raise refuse(path, "have dtype float32 or float16 (DreamerV2 computes in float32)", f"dtype {dtype.name}", "Declare the Box with dtype=np.float32 and cast in the env")
+        raise refuse(
+            path,
+            "have dtype float32 or float16 (DreamerV2 computes in float32)",
+            f"dtype {dtype.name}",
+            "Declare the Box with dtype=np.float32 and cast in the env",
+        )
     if dtype.kind in "iu" and max(abs(int(space.low.min())), abs(int(space.high.max()))) > FLOAT32_EXACT_INT:
         raise refuse(
             path,
@@ -191,12 +217,22 @@ def _lower_box_obs(space: spaces.Box, path: str) -> Tuple[Any, str, Fn, Fn]:
             f"[{int(space.low.min())}, {int(space.high.max())}]",
             "Narrow the bounds, or scale the value in the env and declare a float32 Box",
         )
-    box = gym.spaces.Box(space.low.astype(np.float32).reshape(-1), space.high.astype(np.float32).reshape(-1), (max(1, space.low.size),), np.float32)
+    box = gym.spaces.Box(
+        space.low.astype(np.float32).reshape(-1),
+        space.high.astype(np.float32).reshape(-1),
+        (max(1, space.low.size),),
+        np.float32,
+    )
     if dtype == np.float32 and len(shape) == 1:
         return box, "vector", _same, _same
     if dtype == np.float32:
         return box, "vector", lambda x: x.reshape(-1), lambda v: np.asarray(v).reshape(shape)
-    return box, "vector", lambda x: x.astype(np.float32).reshape(-1), lambda v: np.asarray(v).reshape(shape).astype(dtype)
+    return (
+        box,
+        "vector",
+        lambda x: x.astype(np.float32).reshape(-1),
+        lambda v: np.asarray(v).reshape(shape).astype(dtype),
+    )
 
 
 def _lower_multidiscrete_obs(space: spaces.MultiDiscrete) -> Tuple[Any, str, Fn, Fn]:
@@ -212,177 +248,10 @@ def _lower_multidiscrete_obs(space: spaces.MultiDiscrete) -> Tuple[Any, str, Fn,
 
     def decode(v: np.ndarray) -> np.ndarray:
         v = np.asarray(v)
-        values = [int(np.argmax(v[o:o + n])) for o, n in zip(offsets, nvec)]
+        values = [int(np.argmax(v[o : o + n])) for o, n in zip(offsets, nvec)]
         return (np.asarray(values, np.int64) + start).reshape(shape)
 
     return box, "vector", encode, decode
-
-
-# -- actions -----------------------------------------------------------------------------------
-class ActionLowering:
-    """Neutral action space -> one gym Discrete or float32 Box, with ``decode`` back to neutral.
-
-    ``decode`` validates (cheap, precomputed) unless ``check_actions=False``: an invalid action
-    raises :class:`~bridge.errors.ContractError` before the env is touched.
-    """
-
-    def __init__(self, space: spaces.Space, action_bounds: Any = None, check_actions: bool = True) -> None:
-        self.neutral = space
-        inner, self.principal_key = space, None
-        if isinstance(space, spaces.Dict):
-            if list(space.keys()) != ["action"]:
-                raise refuse(
-                    "action",
-                    "be a Dict with the single principal key 'action' (DreamerV2's agent acts only on act_space['action'])",
-                    f"keys {list(space.keys())}",
-                    "Put the whole action under 'action', e.g. Dict(action=Box(...)), and split it in the env",
-                )
-            inner, self.principal_key = space["action"], "action"
-        path = "action['action']" if self.principal_key else "action"
-        self.space, decode, self.discrete = _lower_action(inner, path, action_bounds, check_actions)
-        self.encode = _action_encoder(inner, self.space)
-        key = self.principal_key
-        self.decode = decode if key is None else (lambda a: {key: decode(a)})
-        # the (low, high) that -1 and 1 map onto, in the neutral dtype (None for discrete actions)
-        self.bounds = getattr(decode, "bounds", None)
-
-
-def _hybrid(space: spaces.Space, path: str) -> Exception:
-    return refuse(
-        path,
-        "be one Discrete, MultiDiscrete, MultiBinary or float Box (DreamerV2's actor outputs one distribution: one-hot or continuous)",
-        repr(space),
-        "Split a hybrid action: discretize the continuous part into a MultiDiscrete, or make the discrete part a Box the env thresholds",
-    )
-
-
-def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> Tuple[Any, Fn, bool]:
-    if isinstance(space, spaces.Discrete):
-        start = space.start
-        return gym.spaces.Discrete(space.n), _index_decoder(space.n, path, check, (lambda i: start + i) if start else None), True
-    if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary)):
-        if isinstance(space, spaces.MultiBinary):
-            nvec, start, dtype = np.full(space.shape, 2, np.int64), np.zeros(space.shape, np.int64), np.int8
-        else:
-            nvec, start, dtype = space.nvec, space.start, np.int64
-        joint = int(np.prod(nvec.astype(object)))
-        if joint > MAX_JOINT_ACTIONS:
-            raise refuse(
-                path,
-                f"have at most {MAX_JOINT_ACTIONS} joint values to become one DreamerV2 one-hot action",
-                f"{joint} ({space!r})",
-                "Use fewer values per entry, split the action across steps, or use a float Box",
-            )
-        table = (np.array(list(itertools.product(*[range(int(n)) for n in nvec.reshape(-1)])), np.int64) + start.reshape(-1))
-        table = table.reshape((joint,) + space.shape).astype(dtype)
-        return gym.spaces.Discrete(joint), _index_decoder(joint, path, check, lambda i: table[i].copy()), True
-    if isinstance(space, spaces.Box):
-        return _lower_box_action(space, path, bounds, check)
-    raise _hybrid(space, path)
-
-
-_INDEX_TYPES = frozenset([int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64])
-
-
-def _index_decoder(n: int, path: str, check: bool, lookup: Optional[Fn]) -> Fn:
-    """Index -> neutral action (``lookup`` None: the index itself). Validation is a type-set probe."""
-
-    def refuse_index(a: Any) -> None:
-        raise ContractError(
-            message(f"the Dreamer-ready {path}", f"be an integer index in [0, {n - 1}]", _show(a), "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env")
-        )
-
-    def decode(a: Any) -> Any:
-        if type(a) not in _INDEX_TYPES:
-            if not (isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind in "iu"):
-                if check:
-                    refuse_index(a)
-                return a if lookup is None else lookup(int(a))
-            a = a[()]
-        if check and not 0 <= a < n:
-            refuse_index(a)
-        return a if lookup is None else lookup(int(a))
-
-    return decode
-
-
-def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) -> Tuple[Any, Fn, bool]:
-    if space.dtype.kind != "f":
-        raise refuse(path, "be a float Box (DreamerV2's NormalizeAction emits floats)", f"dtype {space.dtype.name}", "Use Discrete or MultiDiscrete for integer actions, or a float Box rounded in the env")
-    low, high = space.low.astype(np.float64), space.high.astype(np.float64)
-    if bounds is not None:
-        low, high = _user_bounds(space, bounds)
-    bad = np.argwhere(~(np.isfinite(low) & np.isfinite(high)))
-    if bad.size:
-        index = tuple(int(i) for i in bad[0])
-        raise refuse(
-            f"{path}{list(index)}",
-            "have finite bounds for DreamerV2's NormalizeAction (it passes unbounded dims through unscaled)",
-            f"[{low[index]!r}, {high[index]!r}]",
-            "Pass action_bounds=(low, high) with the finite range the policy should cover, or declare finite bounds",
-        )
-    dtype, shape = space.dtype, space.shape
-    tol = SNAP_EPSILONS * np.finfo(np.float32).eps * np.maximum(1.0, np.abs(low) + np.abs(high))
-    low_t, high_t = low.astype(dtype), high.astype(dtype)
-    box = gym.spaces.Box(low.astype(np.float32), high.astype(np.float32), shape, np.float32)
-
-    inner_low, inner_high = (low + tol).astype(dtype), (high - tol).astype(dtype)
-    # small 1-D actions: Python comparisons over .tolist() beat numpy calls (NaN fails them too)
-    small = list(zip(inner_low.tolist(), inner_high.tolist())) if len(shape) == 1 and shape[0] <= 16 else None
-
-    def decode(a: Any) -> np.ndarray:
-        # fast path: clearly inside the bounds (what NormalizeAction sends), in the neutral dtype
-        if type(a) is np.ndarray and (a.dtype is dtype or a.dtype == dtype) and a.shape == shape:
-            if small is not None:
-                for v, (lo, hi) in zip(a.tolist(), small):
-                    if not lo < v < hi:
-                        break
-                else:
-                    return a
-            elif (a > inner_low).all() and (a < inner_high).all():
-                return a
-        x = np.asarray(a, dtype=np.float64)
-        if check and (x.shape != shape or not (np.all(x >= low - tol) and np.all(x <= high + tol))):
-            found = space.mismatch(np.asarray(a), "action") if x.shape != shape else None
-            detail = _show(a) if found is None else found[2]
-            raise ContractError(
-                message(f"the Dreamer-ready {path}", f"be a float array of shape {shape} inside [low, high] = [{_short(low)}, {_short(high)}]", detail, "Send values in [-1, 1] through DreamerV2's NormalizeAction")
-            )
-        out = np.clip(x, low, high).astype(dtype)
-        out = np.where(np.abs(x - high) <= tol, high_t, out)
-        return np.where(np.abs(x - low) <= tol, low_t, out)
-
-    decode.bounds = (low_t, high_t)  # type: ignore[attr-defined]
-    return box, decode, False
-
-
-def _user_bounds(space: spaces.Box, bounds: Any) -> Tuple[np.ndarray, np.ndarray]:
-    try:
-        low, high = (np.broadcast_to(np.asarray(b, np.float64), space.shape) for b in bounds)
-    except (TypeError, ValueError) as e:
-        raise refuse("action_bounds", f"be a pair (low, high) broadcastable to {space.shape}", repr(bounds), "Pass e.g. action_bounds=(-1.0, 1.0)", SpecError) from e
-    ok = np.isfinite(low) & np.isfinite(high) & (low < high) & (low >= space.low) & (high <= space.high)
-    if not ok.all():
-        index = tuple(int(i) for i in np.argwhere(~ok)[0])
-        raise refuse(
-            f"action_bounds{list(index)}",
-            f"be finite, low < high, and inside the action space [{space.low[index]!r}, {space.high[index]!r}]",
-            f"[{low[index]!r}, {high[index]!r}]",
-            "Pass finite bounds within the declared space",
-            SpecError,
-        )
-    return low, high
-
-
-def _action_encoder(space: spaces.Space, lowered: Any) -> Fn:
-    """Neutral action -> the Dreamer-ready action (index or array), for tapes and tests."""
-    if isinstance(space, spaces.Discrete):
-        return lambda a: int(a) - space.start
-    if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary)):
-        nvec = space.nvec if isinstance(space, spaces.MultiDiscrete) else np.full(space.shape, 2)
-        start = space.start if isinstance(space, spaces.MultiDiscrete) else np.zeros(space.shape, np.int64)
-        return lambda a: int(np.ravel_multi_index(tuple((np.asarray(a) - start).reshape(-1)), tuple(nvec.reshape(-1))))
-    return lambda a: np.asarray(a, np.float32)
 
 
 def _show(x: Any) -> str:
@@ -393,12 +262,18 @@ def _show(x: Any) -> str:
 
 def _short(arr: np.ndarray) -> str:
     flat = arr.reshape(-1)
-    return repr(float(flat[0])) if flat.size and np.all(flat == flat[0]) else np.array2string(arr, threshold=6, separator=", ")
+    return (
+        repr(float(flat[0]))
+        if flat.size and np.all(flat == flat[0])
+        else np.array2string(arr, threshold=6, separator=", ")
+    )
 
 
-def lowering_summary(obs: ObservationLowering, act: ActionLowering) -> DictT[str, Any]:
+def lowering_summary(obs: ObservationLowering, act: Any) -> DictT[str, Any]:
     """A readable account of both lowerings (for docs, logs and the CLI)."""
     return {
-        "observation": {leaf.key: f"{leaf.path} -> {leaf.kind} {tuple(leaf.space.shape)} {leaf.space.dtype}" for leaf in obs.leaves},
+        "observation": {
+            leaf.key: f"{leaf.path} -> {leaf.kind} {tuple(leaf.space.shape)} {leaf.space.dtype}" for leaf in obs.leaves
+        },
         "action": f"{act.neutral!r} -> {act.space!r}",
     }

@@ -12,13 +12,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import pathlib
-from typing import Any, Dict, List, Mapping, Optional
-
-from bridge.compat import optional_import
-from bridge.errors import SpecError, message
+from typing import Any, Dict, List, Mapping
 
 from bridge.adapters.dreamerv2_check import key_regex
 from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2, to_dreamer_ready
+from bridge.compat import optional_import
+from bridge.errors import SpecError, message
 
 __all__ = ["dreamer_config", "train", "train_command", "VIDEO_PLACEHOLDER"]
 
@@ -37,12 +36,27 @@ def _update(config: Any, flat: Dict[str, Any]) -> Any:
     for key in flat:
         if not config.IS_PATTERN.match(key) and key not in known:
             close = difflib.get_close_matches(key, list(known), n=3, cutoff=0.6)
-            hint = f"Did you mean {', '.join(repr(c) for c in close)}?" if close else "See dreamerv2/configs.yaml 'defaults' (nested keys are dotted, e.g. 'dataset.batch')"
-            raise SpecError(message(f"DreamerV2 config key {key!r}", "be a key of dreamerv2/configs.yaml 'defaults'", repr(key), hint))
+            hint = (
+                f"Did you mean {', '.join(repr(c) for c in close)}?"
+                if close
+                else "See dreamerv2/configs.yaml 'defaults' (nested keys are dotted, e.g. 'dataset.batch')"
+            )
+            raise SpecError(
+                message(
+                    f"DreamerV2 config key {key!r}", "be a key of dreamerv2/configs.yaml 'defaults'", repr(key), hint
+                )
+            )
     try:
         return config.update(flat)
     except (KeyError, TypeError, ValueError) as e:
-        raise SpecError(message("DreamerV2 config overrides", "match the keys and value types of configs.yaml", f"{type(e).__name__}: {str(e).rstrip('.')}", "Pass values of each default's type")) from e
+        raise SpecError(
+            message(
+                "DreamerV2 config overrides",
+                "match the keys and value types of configs.yaml",
+                f"{type(e).__name__}: {str(e).rstrip('.')}",
+                "Pass values of each default's type",
+            )
+        ) from e
 
 
 def _gpu_visible() -> bool:
@@ -69,7 +83,14 @@ def dreamer_config(ready: DreamerReadyEnv, config: Any = None, **overrides: Any)
     elif config is None or isinstance(config, Mapping):
         base, user = api.defaults, _flat(api.defaults, config or {})
     else:
-        raise SpecError(message("train config", "be a DreamerV2 Config, a dict or None", type(config).__name__, "Pass e.g. {'dataset': {'batch': 4}}"))
+        raise SpecError(
+            message(
+                "train config",
+                "be a DreamerV2 Config, a dict or None",
+                type(config).__name__,
+                "Pass e.g. {'dataset': {'batch': 4}}",
+            )
+        )
     user.update(_flat(base, overrides))
     images, vectors = ready.image_keys, ready.vector_keys
     steps = float(user.get("steps", base.steps))
@@ -117,7 +138,14 @@ def train(env: Any, config: Any = None, *, action_bounds: Any = None, **override
     ready = to_dreamer_ready(env, action_bounds=action_bounds)  # api.train resizes to 64x64
     cfg = dreamer_config(ready, config, **overrides)
     if str(cfg.logdir) in ("", "/dev/null"):
-        raise SpecError(message("DreamerV2 config 'logdir'", "name a directory for checkpoints, replay and metrics", repr(cfg.logdir), "Pass logdir='runs/dreamerv2'"))
+        raise SpecError(
+            message(
+                "DreamerV2 config 'logdir'",
+                "name a directory for checkpoints, replay and metrics",
+                repr(cfg.logdir),
+                "Pass logdir='runs/dreamerv2'",
+            )
+        )
     tf = optional_import("tensorflow", "DreamerV2 training")
     from tensorflow.keras import mixed_precision
 

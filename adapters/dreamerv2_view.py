@@ -13,10 +13,9 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2
 from bridge.conformance.replay import StepOut, View, register_view
 from bridge.env import Env
-
-from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2
 
 
 class DreamerV2View(View):
@@ -42,7 +41,12 @@ class DreamerV2View(View):
     def step(self, action: Any) -> StepOut:
         inner = self.ready.encode_action(action)
         obs = self.chain.step({"action": self._eye[inner] if self.discrete else inner})
-        return self.ready.decode_observation(obs), obs["reward"], obs["is_terminal"], obs["is_last"] and not obs["is_terminal"]
+        return (
+            self.ready.decode_observation(obs),
+            obs["reward"],
+            obs["is_terminal"],
+            obs["is_last"] and not obs["is_terminal"],
+        )
 
     def clone_state(self) -> Any:
         if self.ready.env.determinism == "none":

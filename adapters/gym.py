@@ -9,15 +9,12 @@ is ``terminated`` (what DreamerV2's GymWrapper reads). Spaces convert losslessly
 from __future__ import annotations
 
 import functools
-import importlib
-import warnings
 from collections import OrderedDict
 from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
 from bridge import spaces
-from bridge.checker import Report, register_profile
 from bridge.compat import optional_import
 from bridge.env import Env, TimeLimit
 from bridge.errors import ContractError, ConversionError, SpecError, message
@@ -58,7 +55,12 @@ def to_gym_space(space: spaces.Space, path: str = "observation") -> Any:
         return gym.spaces.Dict(OrderedDict((k, to_gym_space(s, f"{path}[{k!r}]")) for k, s in space.items()))
     if isinstance(space, spaces.Tuple):
         return gym.spaces.Tuple([to_gym_space(s, f"{path}[{i}]") for i, s in enumerate(space)])
-    raise _refuse(path, "be a bridge space gym 0.23 can hold", type(space).__name__, "Use Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple")
+    raise _refuse(
+        path,
+        "be a bridge space gym 0.23 can hold",
+        type(space).__name__,
+        "Use Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple",
+    )
 
 
 def _has_discrete(space: spaces.Space) -> bool:
@@ -128,7 +130,11 @@ def _action_decoder(space: spaces.Space) -> Encoder:
         parts = [(k, _action_decoder(s)) for k, s in space.items()]
         return lambda x: {k: f(x[k]) for k, f in parts} if isinstance(x, dict) and set(x) == set(space.spaces) else x
     parts_t = [_action_decoder(s) for s in space]
-    return lambda x: tuple(f(v) for f, v in zip(parts_t, x)) if isinstance(x, (tuple, list)) and len(x) == len(parts_t) else x
+    return (
+        lambda x: tuple(f(v) for f, v in zip(parts_t, x))
+        if isinstance(x, (tuple, list)) and len(x) == len(parts_t)
+        else x
+    )
 
 
 # -- the env -----------------------------------------------------------------------------------
@@ -142,7 +148,9 @@ class GymEnv(gym.Env):
 
     def __init__(self, env: Env, *, check_actions: bool = True) -> None:
         if not isinstance(env, Env):
-            raise SpecError(message("to_gym env", "be a bridge.Env", type(env).__name__, "Pass a bridge.Env subclass instance"))
+            raise SpecError(
+                message("to_gym env", "be a bridge.Env", type(env).__name__, "Pass a bridge.Env subclass instance")
+            )
         observation_space = to_gym_space(env.observation_space, "observation")
         action_space = to_gym_space(env.action_space, "action")
         self.env = env
@@ -157,7 +165,12 @@ class GymEnv(gym.Env):
         self.last_flags: Tuple[bool, bool] = (False, False)
         modes = list(env.metadata.get("render_modes", []))
         fps = env.metadata.get("render_fps")
-        self.metadata = {"render_modes": modes, "render.modes": modes, "render_fps": fps, "video.frames_per_second": fps}
+        self.metadata = {
+            "render_modes": modes,
+            "render.modes": modes,
+            "render_fps": fps,
+            "video.frames_per_second": fps,
+        }
 
     @property
     def np_random(self) -> np.random.Generator:  # type: ignore[override]
@@ -182,7 +195,11 @@ class GymEnv(gym.Env):
 
     def step(self, action: Any) -> Tuple[Any, float, bool, dict]:
         if not self._has_reset:
-            raise ContractError(message("gym env step()", "come after reset()", "step() before the first reset()", "Call env.reset() first"))
+            raise ContractError(
+                message(
+                    "gym env step()", "come after reset()", "step() before the first reset()", "Call env.reset() first"
+                )
+            )
         action = self._decode_action(action)
         if self._check_actions and not self._neutral_action_space.contains(action):
             raise ContractError(message(*self._neutral_action_space.mismatch(action, "action")))
@@ -201,7 +218,8 @@ class GymEnv(gym.Env):
                     f"render(mode={mode!r})",
                     f"ask for the neutral env's render_mode {self.env.render_mode!r}",
                     repr(mode),
-                    "Neutral envs fix the mode at construction: build the env with render_mode=... and render with that mode",
+                    "Neutral envs fix the mode at construction: build the env with render_mode=... and "
+                    "render with that mode",
                 )
             )
         return self.env.render()
@@ -247,114 +265,13 @@ def register(id: str, entry_point: Any, max_episode_steps: Optional[int] = None,
     gym's own TimeLimit is not added, because it marks a cap step that the env also truncates as
     not truncated. ``gym.make`` still adds its OrderEnforcing wrapper.
     """
-    if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) or max_episode_steps < 1):
+    if max_episode_steps is not None and (
+        isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) or max_episode_steps < 1
+    ):
         raise SpecError(message("max_episode_steps", "be an int >= 1 or None", max_episode_steps, "Pass e.g. 100"))
     factory = functools.partial(make_gym, entry_point, max_episode_steps)
     gym.envs.registration.register(id=id, entry_point=factory, kwargs=dict(kwargs or {}))
 
 
-# -- the "gym" check profile -------------------------------------------------------------------
-T = "gym"
-
-
-def _report_failure(report: Report, what: str, error: Exception, fix: str, check: str) -> None:
-    parts = getattr(error, "parts", None)
-    if parts is not None:
-        report.add(T, "error", *parts, check=check)
-    else:
-        report.add(T, "error", what, "run without raising", f"{type(error).__name__}: {error}", fix, check)
-
-
-def _gym_profile(env: Env, report: Report, seed: int) -> None:
-    """gym's own ``check_env`` (behind gym.make's OrderEnforcing) plus the episode-end mapping."""
-    try:
-        exported = to_gym(env)
-    except ConversionError as e:
-        _report_failure(report, "to_gym(env)", e, "Change the space", "spaces")
-        return
-    try:  # a submodule gym does not import by itself
-        checker = importlib.import_module("gym.utils.env_checker").check_env
-    except (ImportError, AttributeError):
-        checker = None
-        report.add(T, "warning", "gym.utils.env_checker.check_env", "exist in this gym", gym.__version__, "Install gym==0.23.1 to run gym's own checker", "check_env")
-    if checker is not None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                checker(gym.wrappers.OrderEnforcing(exported), warn=True)
-            except Exception as e:  # gym's checker asserts; report what it says
-                report.add(T, "error", "gym.utils.env_checker.check_env", "pass", f"{type(e).__name__}: {e}", "Fix what gym's checker names", "check_env")
-        for w in caught:
-            if "gym" in str(getattr(w, "filename", "")) and "WARN" in str(w.message):
-                report.add(T, "warning", "gym.utils.env_checker.check_env", "not warn", str(w.message).strip(), "Consider gym's advice", "check_env")
-    try:
-        _check_episode_ends(env, report, seed)
-    except Exception as e:  # user code raised: report, never crash the checker
-        _report_failure(report, "the gym export", e, "Fix the exception in the env", "episode-end")
-
-
-def _check_episode_ends(env: Env, report: Report, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    capped = to_gym(TimeLimit(env, 1))
-    capped.reset(seed=seed)
-    _, _, done, info = capped.step(env.action_space.sample(rng))
-    terminated, truncated = capped.last_flags
-    expected = {"done": True, "is_terminal": terminated, "TimeLimit.truncated": not terminated}
-    got = {"done": done, "is_terminal": info.get("is_terminal"), "TimeLimit.truncated": info.get("TimeLimit.truncated")}
-    if got != expected:
-        report.add(T, "error", "a time-out step", f"map to {expected}", repr(got), "Report bugs in bridge.adapters.gym", "episode-end")
-    exported = to_gym(env)
-    exported.reset(seed=seed)
-    for _ in range(50):
-        obs, _, done, info = exported.step(env.action_space.sample(rng))
-        terminated, truncated = exported.last_flags
-        if (done, info["is_terminal"], info["TimeLimit.truncated"]) != (terminated or truncated, terminated, truncated and not terminated):
-            report.add(T, "error", "a step's episode-end flags", "follow done/is_terminal/TimeLimit.truncated", repr(info), "Report bugs in bridge.adapters.gym", "episode-end")
-            return
-        if not exported.observation_space.contains(obs):
-            report.add(T, "error", "a step observation", "lie in the gym observation_space", repr(obs)[:80], "Return observations of exactly the declared dtype, shape and bounds", "observation")
-            return
-        if done:
-            exported.reset()
-
-
-register_profile(T, _gym_profile)
-
-
-# -- the "gym" conformance view ----------------------------------------------------------------
-from bridge.conformance.replay import StepOut, View, register_view  # noqa: E402 - after the export it drives
-
-
-class GymView(View):
-    """Neutral actions straight into ``to_gym`` (same values); observations decoded back.
-
-    gym 0.23 has one ``done``: terminated is ``info["is_terminal"]``, truncated is
-    ``info["TimeLimit.truncated"]`` (a both-flags step reads as terminated only).
-    """
-
-    name = "gym"
-    both_flags = False
-
-    def __init__(self, env: Env) -> None:
-        self.export = to_gym(env)
-
-    def reset(self, seed: Optional[int]) -> Any:
-        return self.export.decode_observation(self.export.reset(seed=seed))
-
-    def step(self, action: Any) -> StepOut:
-        obs, reward, _, info = self.export.step(action)
-        return self.export.decode_observation(obs), reward, info["is_terminal"], info["TimeLimit.truncated"]
-
-    def clone_state(self) -> Any:
-        if self.export.env.determinism == "none":
-            raise NotImplementedError("this env declares no snapshots")  # replay skips the detour
-        return self.export.env.clone_state()
-
-    def restore_state(self, snapshot: Any) -> None:
-        self.export.env.restore_state(snapshot)
-
-    def close(self) -> None:
-        self.export.close()
-
-
-register_view("gym", lambda make_env: GymView(make_env()))
+# the "gym" check profile and conformance view register on import of this module
+from bridge.adapters import gym_check  # noqa: E402, F401

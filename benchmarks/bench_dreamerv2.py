@@ -95,7 +95,11 @@ def compare(name: str, ours: Callable[[], Any], hand: Callable[[], Any], actions
         for label, make in makers[:: 1 if round_ % 2 else -1]:  # alternate who goes first
             best[label] = max(best[label], steps_per_second(make(), actions))
     ratio = best["to_dreamerv2"] / best["hand-written"]
-    print(f"{name:<22} to_dreamerv2 {best['to_dreamerv2']:>9,.0f} steps/s   hand-written gym 0.23 {best['hand-written']:>9,.0f} steps/s   ratio {ratio:.3f}")
+    ours_rate, hand_rate = best["to_dreamerv2"], best["hand-written"]
+    print(
+        f"{name:<22} to_dreamerv2 {ours_rate:>9,.0f} steps/s   "
+        f"hand-written gym 0.23 {hand_rate:>9,.0f} steps/s   ratio {ratio:.3f}"
+    )
 
 
 def main() -> None:
@@ -106,7 +110,9 @@ def main() -> None:
     rng = np.random.default_rng(0)
     one_hots = [{"action": np.eye(4, dtype=np.float32)[i]} for i in rng.integers(0, 4, args.steps)]
     moves = [{"action": a} for a in rng.uniform(-1, 1, (args.steps, 2)).astype(np.float32)]
-    print(f"DreamerV2 chain steps/s, {args.steps} steps, best of {args.rounds} alternating rounds (target ratio >= 0.95)")
+    print(
+        f"DreamerV2 chain steps/s, {args.steps} steps, best of {args.rounds} alternating rounds (target ratio >= 0.95)"
+    )
     compare(
         "GridWorld (discrete)",
         lambda: to_dreamerv2(GridWorld(), time_limit=100, seed=0),

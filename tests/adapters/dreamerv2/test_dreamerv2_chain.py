@@ -96,7 +96,13 @@ def test_the_chain_is_dreamerv2s_own_classes_in_api_train_order():
     discrete = [type(x) for x in _layers(to_dreamerv2(GridWorld(), time_limit=7))]
     assert discrete == [common.TimeLimit, common.OneHotAction, common.ResizeImage, common.GymWrapper, DreamerReadyEnv]
     continuous = [type(x) for x in _layers(to_dreamerv2(PointMass()))]
-    assert continuous == [common.TimeLimit, common.NormalizeAction, common.ResizeImage, common.GymWrapper, DreamerReadyEnv]
+    assert continuous == [
+        common.TimeLimit,
+        common.NormalizeAction,
+        common.ResizeImage,
+        common.GymWrapper,
+        DreamerReadyEnv,
+    ]
 
 
 @pytest.mark.parametrize("cls", EXAMPLES, ids=lambda c: c.__name__)
@@ -118,7 +124,8 @@ def test_check_fails_an_env_that_breaks_its_space_and_reports_lowering_refusals(
     assert report.errors[0].message.startswith("step()['vector'] must match obs_space ((2,), float32), got array(")
     refused = check(Scripted([(False, False)], S.Box(-np.inf, np.inf, (1,), np.float32)))
     assert [p.message for p in refused.errors] == [
-        "action[0] must have finite bounds for DreamerV2's NormalizeAction (it passes unbounded dims through unscaled), got [-inf, inf]."
+        "action[0] must have finite bounds for DreamerV2's NormalizeAction (it passes unbounded "
+        "dims through unscaled), got [-inf, inf]."
     ]
     assert check(Scripted([(False, False)], S.Box(-np.inf, np.inf, (1,), np.float32)), action_bounds=(-4, 4)).ok
 
@@ -156,7 +163,11 @@ def test_failed_export_leaves_nothing_half_wrapped():
     with pytest.raises(ConversionError):
         to_dreamerv2(env, parallel="thread")
     assert vars(env) == before
-    with raises_exactly(SpecError, "to_dreamerv2 parallel must be one of (None, 'thread', 'process'), got 'fork'. Pass None, 'thread' or 'process'."):
+    with raises_exactly(
+        SpecError,
+        "to_dreamerv2 parallel must be one of (None, 'thread', 'process'), got 'fork'. Pass "
+        "None, 'thread' or 'process'.",
+    ):
         to_dreamerv2(GridWorld(), parallel="fork")
 
 
@@ -170,7 +181,10 @@ def test_episode_ends_time_out_is_last_only_termination_both():
     assert all(type(v) is bool for row in rows for v in row)
     cut = to_dreamerv2(Scripted([(False, False)]), time_limit=2)
     cut.reset()
-    assert [(o["is_last"], o["is_terminal"]) for o in (cut.step(one_hot) for _ in range(2))] == [(False, False), (True, False)]
+    assert [(o["is_last"], o["is_terminal"]) for o in (cut.step(one_hot) for _ in range(2))] == [
+        (False, False),
+        (True, False),
+    ]
 
 
 def test_every_observation_key_reaches_dreamerv2s_encoder():
@@ -202,11 +216,17 @@ def test_derived_config_and_config_errors():
     assert (config.encoder.cnn_keys, config.encoder.mlp_keys) == ("^$", "^(vector)$")
     assert dreamer_config(to_dreamer_ready(MultiModal())).log_keys_video == ("image",)
     assert dreamer_config(ready, {"encoder.mlp_keys": ".*"}).encoder.mlp_keys == ".*"  # explicit wins
-    with raises_exactly(SpecError, "DreamerV2 config key 'datset.batch' must be a key of dreamerv2/configs.yaml 'defaults', got 'datset.batch'. Did you mean 'dataset.batch', 'dataset.length'?"):
+    with raises_exactly(
+        SpecError,
+        "DreamerV2 config key 'datset.batch' must be a key of dreamerv2/configs.yaml 'defaults', "
+        "got 'datset.batch'. Did you mean 'dataset.batch', 'dataset.length'?",
+    ):
         dreamer_config(ready, {"datset": {"batch": 4}})
     with raises_exactly(
         SpecError,
-        "DreamerV2 config overrides must match the keys and value types of configs.yaml, got TypeError: Cannot convert 'many' to type 'int' of value '16' for key 'dataset.batch'. Pass values of each default's type.",
+        "DreamerV2 config overrides must match the keys and value types of configs.yaml, "
+        "got TypeError: Cannot convert 'many' to type 'int' of value '16' for key 'dataset.batch'. "
+        "Pass values of each default's type.",
     ):
         dreamer_config(ready, {"dataset.batch": "many"})
 
@@ -240,9 +260,18 @@ def _streams(make, seed, tape):
         obs, reward, terminated, truncated, _ = neutral.step(action)
         views["neutral"].append((obs, float(reward), terminated, truncated and not terminated))
         g_obs, g_reward, done, info = exported.step(action)
-        views["gym"].append((exported.decode_observation(g_obs), g_reward, info["is_terminal"], info["TimeLimit.truncated"]))
+        views["gym"].append(
+            (exported.decode_observation(g_obs), g_reward, info["is_terminal"], info["TimeLimit.truncated"])
+        )
         d_obs = chain.step(_dreamer_action(ready, action))
-        views["dreamerv2"].append((ready.decode_observation(d_obs), d_obs["reward"], d_obs["is_terminal"], d_obs["is_last"] and not d_obs["is_terminal"]))
+        views["dreamerv2"].append(
+            (
+                ready.decode_observation(d_obs),
+                d_obs["reward"],
+                d_obs["is_terminal"],
+                d_obs["is_last"] and not d_obs["is_terminal"],
+            )
+        )
         assert done == d_obs["is_last"] == (terminated or truncated)
         if terminated or truncated:
             views["neutral"].append((neutral.reset()[0], 0.0, False, False))

@@ -9,10 +9,13 @@ from support import raises_exactly, require
 gym = require("gym")
 
 from bridge import spaces as S  # noqa: E402
-from bridge.adapters.dreamerv2_lowering import ActionLowering, ObservationLowering  # noqa: E402
+from bridge.adapters.dreamerv2_actions import ActionLowering  # noqa: E402
+from bridge.adapters.dreamerv2_lowering import ObservationLowering  # noqa: E402
 from bridge.errors import ContractError, ConversionError, SpecError  # noqa: E402
 
-RESERVED = "reserves (reward, is_first, is_last, is_terminal, action) or one starting with 'log_' (its replay drops those)"
+RESERVED = (
+    "reserves (reward, is_first, is_last, is_terminal, action) or one starting with 'log_' (its replay drops those)"
+)
 
 
 def _roundtrip(space, seed=0, n=20):
@@ -66,8 +69,17 @@ def test_every_leaf_becomes_1d_float32_or_hwc_uint8_and_round_trips():
     low = _roundtrip(space)
     shapes = {k: low.space[k].shape for k in low.space.spaces}
     assert shapes == {
-        "column": (4,), "scalar": (1,), "half": (2,), "counts": (4,), "pixels": (48,), "mode": (3,),
-        "grid": (11,), "flags": (6,), "nested/a": (2,), "nested/t/0": (2,), "nested/t/1": (64, 64, 3),
+        "column": (4,),
+        "scalar": (1,),
+        "half": (2,),
+        "counts": (4,),
+        "pixels": (48,),
+        "mode": (3,),
+        "grid": (11,),
+        "flags": (6,),
+        "nested/a": (2,),
+        "nested/t/0": (2,),
+        "nested/t/1": (64, 64, 3),
     }
     assert low.image_keys == ["nested/t/1"]
     assert low.encode(space.sample(np.random.default_rng(1)))["mode"].sum() == 1.0
@@ -98,7 +110,10 @@ def test_a_declared_chw_image_is_transposed_to_hwc_and_a_chw_shaped_box_is_not()
 
 @pytest.mark.parametrize("key", ["reward", "is_first", "is_last", "is_terminal", "action", "log_speed"])
 def test_reserved_keys_are_refused(key):
-    text = f"observation[{key!r}] must not lower to a key DreamerV2 {RESERVED}, got {key!r}. Rename the key, e.g. 'obs_{key}'."
+    text = (
+        f"observation[{key!r}] must not lower to a key DreamerV2 {RESERVED}, got {key!r}. "
+        f"Rename the key, e.g. 'obs_{key}'."
+    )
     with raises_exactly(ConversionError, text):
         ObservationLowering(S.Dict({key: S.Box(0, 1, (1,)), "ok": S.Box(0, 1, (1,))}))
 
@@ -107,19 +122,25 @@ def test_observation_refusals_have_whole_messages():
     cases = [
         (
             S.Dict([("a", S.Dict(b=S.Box(0, 1, (1,)))), ("a/b", S.Box(0, 1, (1,)))]),
-            "observation['a/b'] must lower to a DreamerV2 key no other entry uses, got 'a/b', also used by observation['a']['b']. Rename one of the two entries.",
+            "observation['a/b'] must lower to a DreamerV2 key no other entry uses, got 'a/b', "
+            "also used by observation['a']['b']. Rename one of the two entries.",
         ),
         (
             S.Dict(pos=S.Box(0, 1, (2,), np.float64)),
-            "observation['pos'] must have dtype float32 or float16 (DreamerV2 computes in float32), got dtype float64. Declare the Box with dtype=np.float32 and cast in the env.",
+            "observation['pos'] must have dtype float32 or float16 (DreamerV2 computes in float32), "
+            "got dtype float64. Declare the Box with dtype=np.float32 and cast in the env.",
         ),
         (
             S.Dict(ram=S.Box(0, 2**31 - 1, (2,), np.int64)),
-            "observation['ram'] must have bounds within +-16777216 to be exact as float32, got [0, 2147483647]. Narrow the bounds, or scale the value in the env and declare a float32 Box.",
+            "observation['ram'] must have bounds within +-16777216 to be exact as float32, got "
+            "[0, 2147483647]. Narrow the bounds, or scale the value in the env and declare a "
+            "float32 Box.",
         ),
         (
             S.Dict(cam=S.Image(32, 32, 1)),
-            "observation['cam'] must have 3 or 4 channels to be resized to (64, 64) by DreamerV2's ResizeImage (PIL), got 1 channel(s) at 32x32. Render at 64x64, or pass size=(32, 32) to to_dreamerv2.",
+            "observation['cam'] must have 3 or 4 channels to be resized to (64, 64) by DreamerV2's "
+            "ResizeImage (PIL), got 1 channel(s) at 32x32. Render at 64x64, or pass size=(32, "
+            "32) to to_dreamerv2.",
         ),
     ]
     for space, text in cases:
@@ -155,19 +176,36 @@ def test_box_actions_keep_bounds_and_snap_float32_rounding_onto_them():
 
 
 def test_action_refusals_have_whole_messages():
-    hybrid = "must be one Discrete, MultiDiscrete, MultiBinary or float Box (DreamerV2's actor outputs one distribution: one-hot or continuous), got Tuple(Discrete(2), Box(-1.0, 1.0, (1,), float32)). Split a hybrid action: discretize the continuous part into a MultiDiscrete, or make the discrete part a Box the env thresholds."
-    joint = "must have at most 1024 joint values to become one DreamerV2 one-hot action, got {}. Use fewer values per entry, split the action across steps, or use a float Box."
+    hybrid = (
+        "must be one Discrete, MultiDiscrete, MultiBinary or float Box (DreamerV2's actor "
+        "outputs one distribution: one-hot or continuous), got Tuple(Discrete(2), Box(-1.0, "
+        "1.0, (1,), float32)). Split a hybrid action: discretize the continuous part into "
+        "a MultiDiscrete, or make the discrete part a Box the env thresholds."
+    )
+    joint = (
+        "must have at most 1024 joint values to become one DreamerV2 one-hot action, got "
+        "{}. Use fewer values per entry, split the action across steps, or use a float Box."
+    )
     cases = [
         (S.MultiDiscrete(np.array([11, 10, 10])), "action " + joint.format("1100 (MultiDiscrete([11, 10, 10]))")),
         (S.MultiBinary(11), "action " + joint.format("2048 (MultiBinary(11))")),
-        (S.Box(-1, 1, (2,), np.int64), "action must be a float Box (DreamerV2's NormalizeAction emits floats), got dtype int64. Use Discrete or MultiDiscrete for integer actions, or a float Box rounded in the env."),
+        (
+            S.Box(-1, 1, (2,), np.int64),
+            "action must be a float Box (DreamerV2's NormalizeAction emits floats), got dtype "
+            "int64. Use Discrete or MultiDiscrete for integer actions, or a float Box rounded "
+            "in the env.",
+        ),
         (
             S.Box(np.array([-1, -np.inf]), np.array([1, 1]), (2,), np.float32),
-            "action[1] must have finite bounds for DreamerV2's NormalizeAction (it passes unbounded dims through unscaled), got [-inf, 1.0]. Pass action_bounds=(low, high) with the finite range the policy should cover, or declare finite bounds.",
+            "action[1] must have finite bounds for DreamerV2's NormalizeAction (it passes unbounded "
+            "dims through unscaled), got [-inf, 1.0]. Pass action_bounds=(low, high) with the "
+            "finite range the policy should cover, or declare finite bounds.",
         ),
         (
             S.Dict(action=S.Discrete(2), extra=S.Discrete(2)),
-            "action must be a Dict with the single principal key 'action' (DreamerV2's agent acts only on act_space['action']), got keys ['action', 'extra']. Put the whole action under 'action', e.g. Dict(action=Box(...)), and split it in the env.",
+            "action must be a Dict with the single principal key 'action' (DreamerV2's agent "
+            "acts only on act_space['action']), got keys ['action', 'extra']. Put the whole action "
+            "under 'action', e.g. Dict(action=Box(...)), and split it in the env.",
         ),
         (S.Tuple([S.Discrete(2), S.Box(-1, 1, (1,))]), "action " + hybrid),
         (S.Dict(action=S.Tuple([S.Discrete(2), S.Box(-1, 1, (1,))])), "action['action'] " + hybrid),
@@ -175,19 +213,33 @@ def test_action_refusals_have_whole_messages():
     for space, text in cases:
         with raises_exactly(ConversionError, text):
             ActionLowering(space)
-    with raises_exactly(SpecError, "action_bounds[0] must be finite, low < high, and inside the action space [-inf, inf], got [-inf, 1.0]. Pass finite bounds within the declared space."):
+    with raises_exactly(
+        SpecError,
+        "action_bounds[0] must be finite, low < high, and inside the action space [-inf, "
+        "inf], got [-inf, 1.0]. Pass finite bounds within the declared space.",
+    ):
         ActionLowering(S.Box(-np.inf, np.inf, (2,), np.float32), action_bounds=(-np.inf, 1))
-    with raises_exactly(SpecError, "action_bounds must be a pair (low, high) broadcastable to (2,), got (0,). Pass e.g. action_bounds=(-1.0, 1.0)."):
+    with raises_exactly(
+        SpecError,
+        "action_bounds must be a pair (low, high) broadcastable to (2,), got (0,). Pass e.g. "
+        "action_bounds=(-1.0, 1.0).",
+    ):
         ActionLowering(S.Box(-np.inf, np.inf, (2,), np.float32), action_bounds=(0,))
 
 
 def test_invalid_dreamer_ready_actions_have_whole_messages():
-    index = "the Dreamer-ready action must be an integer index in [0, 2], got {}. Send a one-hot through DreamerV2's OneHotAction, or an int index to this env."
+    index = (
+        "the Dreamer-ready action must be an integer index in [0, 2], got {}. Send a one-hot "
+        "through DreamerV2's OneHotAction, or an int index to this env."
+    )
     act = ActionLowering(S.Discrete(3, start=5))
     for bad, shown in [(3, "3"), (0.5, "0.5"), (True, "True"), (-1, "-1")]:
         with raises_exactly(ContractError, index.format(shown)):
             act.decode(bad)
-    box = "the Dreamer-ready action must be a float array of shape (2,) inside [low, high] = [-2.0, 2.0], got {}. Send values in [-1, 1] through DreamerV2's NormalizeAction."
+    box = (
+        "the Dreamer-ready action must be a float array of shape (2,) inside [low, high] "
+        "= [-2.0, 2.0], got {}. Send values in [-1, 1] through DreamerV2's NormalizeAction."
+    )
     act = ActionLowering(S.Box(-2, 2, (2,), np.float32))
     with raises_exactly(ContractError, box.format("array([0. , 2.5], shape=(2,), dtype=float64)")):
         act.decode(np.array([0, 2.5]))

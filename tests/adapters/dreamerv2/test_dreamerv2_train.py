@@ -96,7 +96,9 @@ def _assert_episode_ends(episodes):
 
 @pytest.mark.slow
 def test_vector_discrete_gridworld_trains_through_the_cli(tmp_path, capsys):
-    bridge.register("envbridge-test/SmallGrid-v0", "bridge.examples.gridworld:GridWorld", max_episode_steps=8, kwargs={"size": 3})
+    bridge.register(
+        "envbridge-test/SmallGrid-v0", "bridge.examples.gridworld:GridWorld", max_episode_steps=8, kwargs={"size": 3}
+    )
     flags = [f"{k}.{sub}={json.dumps(v)}" for k, d in TINY.items() if isinstance(d, dict) for sub, v in d.items()]
     flags += [f"{k}={v}" for k, v in TINY.items() if not isinstance(v, dict)]
     argv = ["train", "dreamerv2", "--env", "envbridge-test/SmallGrid-v0", "--steps", "300", "--logdir", str(tmp_path)]
@@ -107,7 +109,12 @@ def test_vector_discrete_gridworld_trains_through_the_cli(tmp_path, capsys):
     assert {"return", "length", "model_loss", "actor_loss"} <= _metrics(tmp_path)
     assert {"scalars/return", "scalars/model_loss"} <= _tensorboard_tags(tmp_path)  # no images, no crash
     saved = load_dreamerv2().common.Config.load(tmp_path / "config.yaml")
-    assert (saved.encoder.mlp_keys, saved.encoder.cnn_keys, saved.precision, saved.dataset.batch) == ("^(vector)$", "^$", 32, 4)
+    assert (saved.encoder.mlp_keys, saved.encoder.cnn_keys, saved.precision, saved.dataset.batch) == (
+        "^(vector)$",
+        "^$",
+        32,
+        4,
+    )
     episodes = replay_episodes(str(tmp_path))
     assert episodes and all(ep["vector"].shape[1:] == (4,) and ep["vector"].dtype == np.float32 for ep in episodes)
     timeouts, terminations = _assert_episode_ends(episodes)
@@ -135,9 +142,17 @@ def test_image_continuous_env_trains_through_train(tmp_path):
 
 
 def test_train_refuses_a_missing_logdir_and_unknown_keys_before_training():
-    with raises_exactly(SpecError, "DreamerV2 config 'logdir' must name a directory for checkpoints, replay and metrics, got '/dev/null'. Pass logdir='runs/dreamerv2'."):
+    with raises_exactly(
+        SpecError,
+        "DreamerV2 config 'logdir' must name a directory for checkpoints, replay and metrics, "
+        "got '/dev/null'. Pass logdir='runs/dreamerv2'.",
+    ):
         train(bridge.make("envbridge/GridWorld-v0"), TINY)
-    with raises_exactly(SpecError, "DreamerV2 config key 'stepz' must be a key of dreamerv2/configs.yaml 'defaults', got 'stepz'. Did you mean 'steps'?"):
+    with raises_exactly(
+        SpecError,
+        "DreamerV2 config key 'stepz' must be a key of dreamerv2/configs.yaml 'defaults', "
+        "got 'stepz'. Did you mean 'steps'?",
+    ):
         train("envbridge/GridWorld-v0", stepz=10, logdir="/tmp/never")
     assert not pathlib.Path("/tmp/never").exists()
 

@@ -81,7 +81,9 @@ def test_spaces_convert_losslessly_and_keep_dict_order():
 
 
 def test_multidiscrete_with_start_is_refused_with_the_path():
-    space = spaces.Dict(pos=spaces.Tuple([spaces.Discrete(2), spaces.MultiDiscrete(np.array([3, 3]), np.array([1, 0]))]))
+    space = spaces.Dict(
+        pos=spaces.Tuple([spaces.Discrete(2), spaces.MultiDiscrete(np.array([3, 3]), np.array([1, 0]))])
+    )
     text = (
         "observation['pos'][1] must be a MultiDiscrete with start 0 for gym 0.23 (its MultiDiscrete has no start), "
         "got start=[1, 0]. Shift the values to start at 0 in the env, or use a Tuple of Discrete(n, start)."
@@ -140,7 +142,11 @@ def test_invalid_action_raises_and_does_not_advance_the_env():
     env.reset(seed=0)
     with raises_exactly(ContractError, "action must lie in [-1, 1], got 2. Pick one of the 3 values from -1."):
         env.step(2)
-    with raises_exactly(ContractError, "action must be an integer scalar, got 0.5. Pass a Python int or a numpy integer (floats and bools are refused)."):
+    with raises_exactly(
+        ContractError,
+        "action must be an integer scalar, got 0.5. Pass a Python int or a numpy integer "
+        "(floats and bools are refused).",
+    ):
         env.step(0.5)
     assert neutral.t == 0 and neutral.actions == []
     env.step(np.array(-1))  # a 0-d integer array is a valid gym action
@@ -153,7 +159,10 @@ def test_box_actions_accept_lists_and_same_kind_casts_only():
     env.reset(seed=0)
     env.step([0.5, -0.25])
     assert neutral.actions[-1].dtype == np.float32 and neutral.actions[-1].tolist() == [0.5, -0.25]
-    with raises_exactly(ContractError, "action[1] must lie in [-1.0, 1.0], got 3.0. Clip it into the bounds or widen the space (NaN is never inside)."):
+    with raises_exactly(
+        ContractError,
+        "action[1] must lie in [-1.0, 1.0], got 3.0. Clip it into the bounds or widen the space (NaN is never inside).",
+    ):
         env.step(np.array([0.0, 3.0]))
     assert len(neutral.actions) == 1
     unchecked = to_gym(Scripted([(False, False)] * 5, spaces.Box(-1.0, 1.0, (2,), np.float32)), check_actions=False)
@@ -163,7 +172,10 @@ def test_box_actions_accept_lists_and_same_kind_casts_only():
 
 def test_step_before_reset_and_render_mode_mismatch_are_contract_errors():
     env = to_gym(GridWorld(render_mode="rgb_array"))
-    with raises_exactly(ContractError, "gym env step() must come after reset(), got step() before the first reset(). Call env.reset() first."):
+    with raises_exactly(
+        ContractError,
+        "gym env step() must come after reset(), got step() before the first reset(). Call env.reset() first.",
+    ):
         env.step(0)
     env.reset(seed=0)
     assert env.render(mode="rgb_array").shape == (80, 80, 3)

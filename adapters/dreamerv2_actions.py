@@ -1,0 +1,218 @@
+"""Dreamer-ready action lowering (rules in :mod:`bridge.adapters.dreamerv2_lowering`'s docstring).
+
+One gym Discrete (DreamerV2's OneHotAction in front) or one float32 Box (NormalizeAction in front),
+with a precomputed ``decode`` back to the neutral action that validates cheaply before the env moves.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from bridge import spaces
+from bridge.adapters.dreamerv2_lowering import Fn, _short, _show, gym, refuse
+from bridge.errors import ContractError, SpecError, message
+
+MAX_JOINT_ACTIONS = 1024
+# NormalizeAction's float32 affine map may overshoot a bound by rounding; within this many float32
+# epsilons of the bound's magnitude a value is snapped onto the bound, beyond it is invalid.
+SNAP_EPSILONS = 8
+
+
+# -- actions -----------------------------------------------------------------------------------
+class ActionLowering:
+    """Neutral action space -> one gym Discrete or float32 Box, with ``decode`` back to neutral.
+
+    ``decode`` validates (cheap, precomputed) unless ``check_actions=False``: an invalid action
+    raises :class:`~bridge.errors.ContractError` before the env is touched.
+    """
+
+    def __init__(self, space: spaces.Space, action_bounds: Any = None, check_actions: bool = True) -> None:
+        self.neutral = space
+        inner, self.principal_key = space, None
+        if isinstance(space, spaces.Dict):
+            if list(space.keys()) != ["action"]:
+                raise refuse(
+                    "action",
+                    "be a Dict with the single principal key 'action' (DreamerV2's agent acts only on "
+                    "act_space['action'])",
+                    f"keys {list(space.keys())}",
+                    "Put the whole action under 'action', e.g. Dict(action=Box(...)), and split it in the env",
+                )
+            inner, self.principal_key = space["action"], "action"
+        path = "action['action']" if self.principal_key else "action"
+        self.space, decode, self.discrete = _lower_action(inner, path, action_bounds, check_actions)
+        self.encode = _action_encoder(inner, self.space)
+        key = self.principal_key
+        self.decode = decode if key is None else (lambda a: {key: decode(a)})
+        # the (low, high) that -1 and 1 map onto, in the neutral dtype (None for discrete actions)
+        self.bounds = getattr(decode, "bounds", None)
+
+
+def _hybrid(space: spaces.Space, path: str) -> Exception:
+    return refuse(
+        path,
+        "be one Discrete, MultiDiscrete, MultiBinary or float Box (DreamerV2's actor outputs "
+        "one distribution: one-hot or continuous)",
+        repr(space),
+        "Split a hybrid action: discretize the continuous part into a MultiDiscrete, or make "
+        "the discrete part a Box the env thresholds",
+    )
+
+
+def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> Tuple[Any, Fn, bool]:
+    if isinstance(space, spaces.Discrete):
+        start = space.start
+        return (
+            gym.spaces.Discrete(space.n),
+            _index_decoder(space.n, path, check, (lambda i: start + i) if start else None),
+            True,
+        )
+    if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary)):
+        if isinstance(space, spaces.MultiBinary):
+            nvec, start, dtype = np.full(space.shape, 2, np.int64), np.zeros(space.shape, np.int64), np.int8
+        else:
+            nvec, start, dtype = space.nvec, space.start, np.int64
+        joint = int(np.prod(nvec.astype(object)))
+        if joint > MAX_JOINT_ACTIONS:
+            raise refuse(
+                path,
+                f"have at most {MAX_JOINT_ACTIONS} joint values to become one DreamerV2 one-hot action",
+                f"{joint} ({space!r})",
+                "Use fewer values per entry, split the action across steps, or use a float Box",
+            )
+        table = np.array(list(itertools.product(*[range(int(n)) for n in nvec.reshape(-1)])), np.int64) + start.reshape(
+            -1
+        )
+        table = table.reshape((joint,) + space.shape).astype(dtype)
+        return gym.spaces.Discrete(joint), _index_decoder(joint, path, check, lambda i: table[i].copy()), True
+    if isinstance(space, spaces.Box):
+        return _lower_box_action(space, path, bounds, check)
+    raise _hybrid(space, path)
+
+
+_INDEX_TYPES = frozenset([int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64])
+
+
+def _index_decoder(n: int, path: str, check: bool, lookup: Optional[Fn]) -> Fn:
+    """Index -> neutral action (``lookup`` None: the index itself). Validation is a type-set probe."""
+
+    def refuse_index(a: Any) -> None:
+        raise ContractError(
+            message(
+                f"the Dreamer-ready {path}",
+                f"be an integer index in [0, {n - 1}]",
+                _show(a),
+                "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env",
+            )
+        )
+
+    def decode(a: Any) -> Any:
+        if type(a) not in _INDEX_TYPES:
+            if not (isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind in "iu"):
+                if check:
+                    refuse_index(a)
+                return a if lookup is None else lookup(int(a))
+            a = a[()]
+        if check and not 0 <= a < n:
+            refuse_index(a)
+        return a if lookup is None else lookup(int(a))
+
+    return decode
+
+
+def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) -> Tuple[Any, Fn, bool]:
+    if space.dtype.kind != "f":
+        raise refuse(
+            path,
+            "be a float Box (DreamerV2's NormalizeAction emits floats)",
+            f"dtype {space.dtype.name}",
+            "Use Discrete or MultiDiscrete for integer actions, or a float Box rounded in the env",
+        )
+    low, high = space.low.astype(np.float64), space.high.astype(np.float64)
+    if bounds is not None:
+        low, high = _user_bounds(space, bounds)
+    bad = np.argwhere(~(np.isfinite(low) & np.isfinite(high)))
+    if bad.size:
+        index = tuple(int(i) for i in bad[0])
+        raise refuse(
+            f"{path}{list(index)}",
+            "have finite bounds for DreamerV2's NormalizeAction (it passes unbounded dims through unscaled)",
+            f"[{low[index]!r}, {high[index]!r}]",
+            "Pass action_bounds=(low, high) with the finite range the policy should cover, or declare finite bounds",
+        )
+    dtype, shape = space.dtype, space.shape
+    tol = SNAP_EPSILONS * np.finfo(np.float32).eps * np.maximum(1.0, np.abs(low) + np.abs(high))
+    low_t, high_t = low.astype(dtype), high.astype(dtype)
+    box = gym.spaces.Box(low.astype(np.float32), high.astype(np.float32), shape, np.float32)
+
+    inner_low, inner_high = (low + tol).astype(dtype), (high - tol).astype(dtype)
+    # small 1-D actions: Python comparisons over .tolist() beat numpy calls (NaN fails them too)
+    small = list(zip(inner_low.tolist(), inner_high.tolist())) if len(shape) == 1 and shape[0] <= 16 else None
+
+    def decode(a: Any) -> np.ndarray:
+        # fast path: clearly inside the bounds (what NormalizeAction sends), in the neutral dtype
+        if type(a) is np.ndarray and (a.dtype is dtype or a.dtype == dtype) and a.shape == shape:
+            if small is not None:
+                for v, (lo, hi) in zip(a.tolist(), small):
+                    if not lo < v < hi:
+                        break
+                else:
+                    return a
+            elif (a > inner_low).all() and (a < inner_high).all():
+                return a
+        x = np.asarray(a, dtype=np.float64)
+        if check and (x.shape != shape or not (np.all(x >= low - tol) and np.all(x <= high + tol))):
+            found = space.mismatch(np.asarray(a), "action") if x.shape != shape else None
+            detail = _show(a) if found is None else found[2]
+            raise ContractError(
+                message(
+                    f"the Dreamer-ready {path}",
+                    f"be a float array of shape {shape} inside [low, high] = [{_short(low)}, {_short(high)}]",
+                    detail,
+                    "Send values in [-1, 1] through DreamerV2's NormalizeAction",
+                )
+            )
+        out = np.clip(x, low, high).astype(dtype)
+        out = np.where(np.abs(x - high) <= tol, high_t, out)
+        return np.where(np.abs(x - low) <= tol, low_t, out)
+
+    decode.bounds = (low_t, high_t)  # type: ignore[attr-defined]
+    return box, decode, False
+
+
+def _user_bounds(space: spaces.Box, bounds: Any) -> Tuple[np.ndarray, np.ndarray]:
+    try:
+        low, high = (np.broadcast_to(np.asarray(b, np.float64), space.shape) for b in bounds)
+    except (TypeError, ValueError) as e:
+        raise refuse(
+            "action_bounds",
+            f"be a pair (low, high) broadcastable to {space.shape}",
+            repr(bounds),
+            "Pass e.g. action_bounds=(-1.0, 1.0)",
+            SpecError,
+        ) from e
+    ok = np.isfinite(low) & np.isfinite(high) & (low < high) & (low >= space.low) & (high <= space.high)
+    if not ok.all():
+        index = tuple(int(i) for i in np.argwhere(~ok)[0])
+        raise refuse(
+            f"action_bounds{list(index)}",
+            f"be finite, low < high, and inside the action space [{space.low[index]!r}, {space.high[index]!r}]",
+            f"[{low[index]!r}, {high[index]!r}]",
+            "Pass finite bounds within the declared space",
+            SpecError,
+        )
+    return low, high
+
+
+def _action_encoder(space: spaces.Space, lowered: Any) -> Fn:
+    """Neutral action -> the Dreamer-ready action (index or array), for tapes and tests."""
+    if isinstance(space, spaces.Discrete):
+        return lambda a: int(a) - space.start
+    if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary)):
+        nvec = space.nvec if isinstance(space, spaces.MultiDiscrete) else np.full(space.shape, 2)
+        start = space.start if isinstance(space, spaces.MultiDiscrete) else np.zeros(space.shape, np.int64)
+        return lambda a: int(np.ravel_multi_index(tuple((np.asarray(a) - start).reshape(-1)), tuple(nvec.reshape(-1))))
+    return lambda a: np.asarray(a, np.float32)
