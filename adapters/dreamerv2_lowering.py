@@ -217,10 +217,14 @@ def _lower_box_obs(space: spaces.Box, path: str) -> Tuple[Any, str, Fn, Fn]:
             f"[{int(space.low.min())}, {int(space.high.max())}]",
             "Narrow the bounds, or scale the value in the env and declare a float32 Box",
         )
+    if space.low.size == 0:
+        raise refuse(
+            path, "have at least one element (DreamerV2 has no empty inputs)", f"shape {shape}", "Drop the entry"
+        )
     box = gym.spaces.Box(
         space.low.astype(np.float32).reshape(-1),
         space.high.astype(np.float32).reshape(-1),
-        (max(1, space.low.size),),
+        (space.low.size,),
         np.float32,
     )
     if dtype == np.float32 and len(shape) == 1:

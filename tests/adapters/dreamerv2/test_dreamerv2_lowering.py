@@ -142,6 +142,11 @@ def test_observation_refusals_have_whole_messages():
             "ResizeImage (PIL), got 1 channel(s) at 32x32. Render at 64x64, or pass size=(32, "
             "32) to to_dreamerv2.",
         ),
+        (
+            S.Dict(empty=S.Box(0.0, 1.0, (0,), np.float32)),
+            "observation['empty'] must have at least one element (DreamerV2 has no empty inputs), got shape (0,). "
+            "Drop the entry.",
+        ),
     ]
     for space, text in cases:
         with raises_exactly(ConversionError, text):
