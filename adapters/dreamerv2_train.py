@@ -146,6 +146,16 @@ def train(env: Any, config: Any = None, *, action_bounds: Any = None, **override
                 "Pass logdir='runs/dreamerv2'",
             )
         )
+    if float(cfg.steps) <= float(cfg.prefill):
+        # api.train's loop (train, log, save variables.pkl) never runs once prefill reaches steps
+        raise SpecError(
+            message(
+                "DreamerV2 config 'steps'",
+                "exceed 'prefill' (api.train trains and saves variables.pkl only after the random prefill)",
+                f"steps={cfg.steps:g}, prefill={cfg.prefill:g}",
+                "Pass more steps or a smaller prefill, e.g. prefill=1000",
+            )
+        )
     tf = optional_import("tensorflow", "DreamerV2 training")
     from tensorflow.keras import mixed_precision
 

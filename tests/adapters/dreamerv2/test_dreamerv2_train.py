@@ -154,6 +154,12 @@ def test_train_refuses_a_missing_logdir_and_unknown_keys_before_training():
         "got 'stepz'. Did you mean 'steps'?",
     ):
         train("envbridge/GridWorld-v0", stepz=10, logdir="/tmp/never")
+    with raises_exactly(
+        SpecError,
+        "DreamerV2 config 'steps' must exceed 'prefill' (api.train trains and saves variables.pkl only after the "
+        "random prefill), got steps=1000, prefill=10000. Pass more steps or a smaller prefill, e.g. prefill=1000.",
+    ):
+        train("envbridge/GridWorld-v0", steps=1000, logdir="/tmp/never")
     assert not pathlib.Path("/tmp/never").exists()
 
 
