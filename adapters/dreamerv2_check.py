@@ -89,11 +89,16 @@ def _check_spaces(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
         space = obs_space.get(leaf.key)
         shape = tuple(getattr(space, "shape", ()) or ())
         want = ("uint8", 3) if leaf.kind == "image" else ("float32", 1)
-        if space is None or (str(space.dtype), len(shape)) != want:
+        bounded = space is not None and (
+            bool(np.all(space.low == 0) and np.all(space.high == 255))
+            if leaf.kind == "image"
+            else bool(np.all(space.low <= space.high))
+        )
+        if space is None or (str(space.dtype), len(shape)) != want or not bounded:
             _add(
                 report,
                 f"obs_space[{leaf.key!r}]",
-                f"be {want[1]}-D {want[0]}",
+                f"be {want[1]}-D {want[0]}" + (" in [0, 255]" if leaf.kind == "image" else " with low <= high"),
                 repr(space),
                 "Report this lowering bug",
                 "obs_space",
