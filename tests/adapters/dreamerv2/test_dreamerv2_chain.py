@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 
 import numpy as np
@@ -300,8 +301,22 @@ def test_differential_one_seed_one_tape_three_identical_streams(cls):
         assert n[1:] == g[1:] == d[1:], (cls.__name__, i, n[1:], g[1:], d[1:])
 
 
+def _give_up(signum, frame):
+    raise TimeoutError("the DreamerV2 worker did not answer (common.Async waits forever on a dead worker)")
+
+
 @pytest.mark.parametrize("parallel", ["thread", "process"])
 def test_parallel_builds_the_whole_chain_in_the_worker(parallel):
+    previous = signal.signal(signal.SIGALRM, _give_up)
+    signal.alarm(120)  # a dead worker must fail this test, not hang CI
+    try:
+        _drive_parallel(parallel)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _drive_parallel(parallel):
     env = "envbridge/GridWorld-v0" if parallel == "process" else GridWorld()
     remote = to_dreamerv2(env, parallel=parallel, seed=5)
     local = to_dreamerv2(GridWorld(), seed=5)
