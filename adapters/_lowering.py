@@ -11,6 +11,9 @@ Rules (each lossless, or a :class:`ConversionError` naming the path):
 Box -> Box; Image -> uint8 Box, CHW or HWC; Discrete(n, start) -> Discrete(n) (offset);
 MultiDiscrete (n-D, start) -> flat MultiDiscrete from 0; MultiBinary (n-D) -> flat MultiBinary;
 Dict / Tuple (nested) -> one level of Dict, keys joined with "." (Tuple entries by index).
+
+One announced exception, opt-in: ``float64_as_float32=True`` presents float64 Box leaves as float32
+(SB3's policies compute in float32 anyway; ``to_sb3`` turns it on and its check profile says so).
 """
 
 from __future__ import annotations
@@ -53,15 +56,17 @@ def _same(x: Any) -> Any:
     return x
 
 
-def lower(space: ns.Space, path: str, gym: Any, image_layout: str = "CHW") -> Lowering:
+def lower(space: ns.Space, path: str, gym: Any, image_layout: str = "CHW", float64_as_float32: bool = False) -> Lowering:
     """The lowering of neutral ``space`` at ``path`` (e.g. ``"observation"``) to ``gym.spaces``."""
     if image_layout not in LAYOUTS:
         raise refuse("image_layout", f"be one of {LAYOUTS}", repr(image_layout), "Pass image_layout='CHW' (SB3) or 'HWC'")
     if isinstance(space, (ns.Dict, ns.Tuple)):
-        return _lower_composite(space, path, gym, image_layout)
+        return _lower_composite(space, path, gym, image_layout, float64_as_float32)
     if isinstance(space, ns.Image):
         return _lower_image(space, gym, image_layout)
     if isinstance(space, ns.Box):
+        if float64_as_float32 and space.dtype == np.float64:
+            return _lower_box_as_float32(space, gym)
         return _lower_box(space, gym)
     if isinstance(space, ns.Discrete):
         return _lower_discrete(space, gym)
@@ -172,6 +177,24 @@ def _lower_box(space: ns.Box, gym: Any) -> Lowering:
     return Lowering(target, _same, decode, _same, decode, invalid, invalid_batch, identity=True)
 
 
+def _lower_box_as_float32(space: ns.Box, gym: Any) -> Lowering:
+    """float64 Box -> float32 Box (bounds rounded outward, so every value stays inside)."""
+    low32, high32 = space.low.astype(np.float32), space.high.astype(np.float32)
+    low = np.where(low32 > space.low, np.nextafter(low32, np.float32(-np.inf)), low32)
+    high = np.where(high32 < space.high, np.nextafter(high32, np.float32(np.inf)), high32)
+    target = gym.spaces.Box(low, high, space.shape, np.float32)
+    invalid, invalid_batch = _array_check(space.shape, np.dtype(np.float32), low, high, "float")
+    f32, f64 = np.float32, np.float64
+
+    def encode(x: Any) -> np.ndarray:
+        return np.asarray(x).astype(f32)
+
+    def decode(x: Any) -> np.ndarray:
+        return np.clip(np.asarray(x, dtype=f64), space.low, space.high)
+
+    return Lowering(target, encode, decode, encode, decode, invalid, invalid_batch)
+
+
 def _lower_image(space: ns.Image, gym: Any, layout: str) -> Lowering:
     if layout == "HWC":
         return _lower_box(space, gym)
@@ -258,7 +281,7 @@ def _leaves(space: ns.Space, path: str, keys: Tuple[Any, ...], out: List[tuple])
         out.append((keys, KEY_SEPARATOR.join(str(k) for k in keys), space, path))
 
 
-def _lower_composite(space: ns.Space, path: str, gym: Any, layout: str) -> Lowering:
+def _lower_composite(space: ns.Space, path: str, gym: Any, layout: str, float64_as_float32: bool = False) -> Lowering:
     found: List[tuple] = []
     _leaves(space, path, (), found)
     seen: dict = {}
@@ -269,7 +292,7 @@ def _lower_composite(space: ns.Space, path: str, gym: Any, layout: str) -> Lower
                 f"Rename keys so that no key contains {KEY_SEPARATOR!r} (SB3 needs one level of Dict)",
             )
         seen[flat] = where
-    leaves = [(keys, flat, lower(sub, where, gym, layout)) for keys, flat, sub, where in found]
+    leaves = [(keys, flat, lower(sub, where, gym, layout, float64_as_float32)) for keys, flat, sub, where in found]
     target = gym.spaces.Dict([(flat, low.space) for _, flat, low in leaves])  # pairs keep the neutral order
     flat_keys = [flat for _, flat, _ in leaves]
 

@@ -25,7 +25,7 @@ gymnasium = optional_import("gymnasium", "bridge.adapters.gymnasium")
 
 __all__ = ["GymnasiumEnv", "to_gymnasium", "register", "to_gymnasium_vector", "EXPORT_OPTIONS"]
 
-EXPORT_OPTIONS = ("image_layout", "check_actions", "normalize_actions")
+EXPORT_OPTIONS = ("image_layout", "check_actions", "normalize_actions", "float64_as_float32")
 
 
 class GymnasiumEnv(gymnasium.Env):
@@ -36,12 +36,14 @@ class GymnasiumEnv(gymnasium.Env):
         observation_lowering, action_lowering: the precomputed space lowerings.
     """
 
-    def __init__(self, neutral: Env, *, image_layout: str = "CHW", check_actions: bool = True, normalize_actions: bool = False) -> None:
+    def __init__(self, neutral: Env, *, image_layout: str = "CHW", check_actions: bool = True, normalize_actions: bool = False,
+                 float64_as_float32: bool = False) -> None:
         self.neutral = neutral
         self.image_layout = image_layout
         self.check_actions = bool(check_actions)
         self.normalize_actions = bool(normalize_actions)
-        self.observation_lowering = lower(neutral.observation_space, "observation", gymnasium, image_layout)
+        self.float64_as_float32 = bool(float64_as_float32)  # SB3's presentation, announced by its profile
+        self.observation_lowering = lower(neutral.observation_space, "observation", gymnasium, image_layout, float64_as_float32)
         self.action_lowering = _action_lowering(neutral.action_space, image_layout, normalize_actions)
         self.observation_space = self.observation_lowering.space
         self.action_space = self.action_lowering.space
@@ -201,6 +203,7 @@ def to_gymnasium(
     image_layout: str = "CHW",
     check_actions: bool = True,
     normalize_actions: bool = False,
+    float64_as_float32: bool = False,
     **kwargs: Any,
 ) -> GymnasiumEnv:
     """Export a neutral env (or a registered id, built with ``kwargs``) as a ``gymnasium.Env``.
@@ -210,6 +213,8 @@ def to_gymnasium(
         image_layout: "CHW" (SB3's CNN layout, default) or "HWC" (the neutral layout).
         check_actions: validate each action against the exported space before stepping.
         normalize_actions: expose an asymmetric float Box action as [-1, 1] (opt-in, SB3 advice).
+        float64_as_float32: present float64 Box observations as float32 (rounded; opt-in here,
+            the default of ``to_sb3`` because SB3's policies compute in float32).
 
     Raises:
         ConversionError: a space cannot be expressed losslessly; the message names its path.
@@ -217,7 +222,8 @@ def to_gymnasium(
     neutral = _bridge_make(env, **kwargs) if isinstance(env, str) else env
     if not isinstance(neutral, Env):
         raise SpecError(message("to_gymnasium env", "be a bridge.Env or a registered id", type(env).__name__, "Subclass bridge.Env or pass an id"))
-    options = {"image_layout": image_layout, "check_actions": check_actions, "normalize_actions": normalize_actions}
+    options = {"image_layout": image_layout, "check_actions": check_actions, "normalize_actions": normalize_actions,
+               "float64_as_float32": float64_as_float32}
     cls = GoalGymnasiumEnv if hasattr(neutral.unwrapped, "compute_reward") else GymnasiumEnv
     try:
         export = cls(neutral, **options)

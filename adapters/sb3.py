@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Union
+
+import numpy as np
 
 from bridge import spaces as ns
 from bridge.adapters.gymnasium import GymnasiumEnv, to_gymnasium
@@ -58,7 +60,13 @@ def sb3_refusal(neutral_action_space: ns.Space, export: GymnasiumEnv) -> Optiona
 
 
 def to_sb3(env: Union[Env, str], **options: Any) -> GymnasiumEnv:
-    """:func:`to_gymnasium`, plus SB3's own refusals (raised as ConversionError)."""
+    """:func:`to_gymnasium`, plus SB3's own refusals (raised as ConversionError).
+
+    float64 Box observations (MATLAB's "double") are presented as float32 unless
+    ``float64_as_float32=False``: SB3's policies compute in float32, so this is the rounding SB3
+    would do anyway, done once at the boundary; the "sb3" check profile reports it.
+    """
+    options.setdefault("float64_as_float32", True)
     export = to_gymnasium(env, **options)
     error = sb3_refusal(export.neutral.action_space, export)
     if error is not None:
@@ -167,7 +175,7 @@ def sb3_profile(env: Any, report: Report, seed: int) -> None:
     """SB3's refusals, ``stable_baselines3.common.env_checker.check_env``, and policy advice."""
     from stable_baselines3.common.env_checker import check_env
 
-    export = export_or_report(env, report, T)
+    export = export_or_report(env, report, T, float64_as_float32=True)  # what to_sb3 builds
     if export is None:
         return
     error = sb3_refusal(export.neutral.action_space, export)
@@ -180,7 +188,21 @@ def sb3_profile(env: Any, report: Report, seed: int) -> None:
     export.reset(seed=seed)
 
 
+def _float64_paths(space: ns.Space, path: str = "observation") -> List[str]:
+    if isinstance(space, ns.Dict):
+        return [p for k, sub in space.items() for p in _float64_paths(sub, f"{path}[{k!r}]")]
+    if isinstance(space, ns.Tuple):
+        return [p for i, sub in enumerate(space) for p in _float64_paths(sub, f"{path}[{i}]")]
+    return [path] if isinstance(space, ns.Box) and space.dtype == np.float64 else []
+
+
 def _advise(export: GymnasiumEnv, report: Report) -> None:
+    wide = _float64_paths(export.neutral.observation_space)
+    if wide:
+        report.add(
+            T, "info", ", ".join(wide), "reach SB3 as float32 (its policies compute in float32)", "float64",
+            "Nothing to do; to_sb3(env, float64_as_float32=False) keeps float64 if you need it", "dtype",
+        )
     policy = policy_for(export.observation_space)
     why = {"MultiInputPolicy": "a Dict observation", "CnnPolicy": "an image observation", "MlpPolicy": "a flat observation"}[policy]
     fix = f"Use e.g. PPO({policy!r}, vec_env)"
