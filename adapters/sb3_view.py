@@ -28,7 +28,9 @@ class SB3View(View):
 
         from bridge.adapters.sb3 import to_sb3
 
-        self.export = to_sb3(env)
+        # float64 observations reach SB3 rounded to float32 by default: the one announced
+        # rounding (docs/episode-ends.md); the view replays the exact stream instead
+        self.export = to_sb3(env, float64_as_float32=False)
         self._tap = _reward_tap(self.export)
         # SB3's own make_vec_env: DummyVecEnv + Monitor around the (tapped) export
         self.vec = make_vec_env(lambda: self._tap, n_envs=1)
