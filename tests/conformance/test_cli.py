@@ -1,0 +1,48 @@
+"""``envbridge check`` and ``envbridge conform`` as a user runs them (exit codes and output)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from bridge.cli import available_targets, main
+from bridge.examples import EXAMPLE_IDS
+
+
+@pytest.mark.parametrize("env_id", sorted(EXAMPLE_IDS))
+def test_check_passes_every_example_on_every_available_target(env_id, capsys):
+    assert main(["check", env_id]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"envbridge check: {env_id}\n") and out.rstrip().endswith("OK")
+    for target in available_targets():
+        assert f"  {target:<10} pass" in out
+
+
+def test_check_names_every_defect_of_a_broken_env_and_fails(capsys):
+    assert main(["check", "broken_envs:ManyDefects", "--target", "core", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and report["targets"] == {"core": False}
+    assert [p["message"] for p in report["problems"]] == [
+        "step observation must have dtype float32, got dtype float64.",
+        "step reward must be a Python float (a numpy scalar is a defect), got numpy float64 1.0.",
+        "step terminated must be a Python bool, got numpy bool False.",
+        "step info must not use the key 'episode' (reserved for SB3's Monitor), got ['episode'].",
+    ]
+
+
+def test_conform_records_and_verifies_a_tape(tmp_path, capsys):
+    tape = os.path.join(tmp_path, "grid.npz")
+    assert main(["conform", "envbridge/GridWorld-v0", "--record", tape, "--steps", "60"]) == 0
+    assert main(["conform", "envbridge/GridWorld-v0", "--verify", tape]) == 0
+    out = capsys.readouterr().out
+    assert "  neutral    agrees" in out and "DIVERGES" not in out
+
+
+def test_conform_reports_a_divergence_with_a_non_zero_exit(tmp_path, capsys):
+    tape = os.path.join(tmp_path, "grid.npz")
+    main(["conform", "envbridge/GridWorld-v0", "--record", tape, "--steps", "30"])
+    # replaying GridWorld's tape against a different env must diverge at the first reset
+    assert main(["conform", "envbridge/PointMass-v0", "--verify", tape, "--view", "neutral"]) == 1
+    assert "  neutral    DIVERGES  neutral: reset(seed): observation" in capsys.readouterr().out
