@@ -15,6 +15,7 @@ from bridge.adapters.dreamerv2_lowering import ObservationLowering, gym, lowerin
 from bridge.compat import optional_import
 from bridge.env import Env
 from bridge.errors import SpecError, message
+from bridge.guard import Guard
 
 __all__ = [
     "DreamerReadyEnv",
@@ -68,7 +69,13 @@ class DreamerReadyEnv(gym.Env):
     """
 
     def __init__(
-        self, env: Env, *, size: Sequence[int] = (64, 64), action_bounds: Any = None, check_actions: bool = True
+        self,
+        env: Env,
+        *,
+        size: Sequence[int] = (64, 64),
+        action_bounds: Any = None,
+        check_actions: bool = True,
+        strict: bool = False,
     ) -> None:
         if not isinstance(env, Env):
             raise SpecError(
@@ -84,6 +91,7 @@ class DreamerReadyEnv(gym.Env):
         self.action_lowering = ActionLowering(env.action_space, action_bounds, check_actions)
         self.env = env
         self._env_step = env.step
+        self._guard = Guard(env, "DreamerV2 env", strict=strict)  # lifecycle + user output (bridge.guard)
         self.observation_space = self.observation_lowering.space
         self.action_space = self.action_lowering.space
         self._encode = self.observation_lowering.encode
@@ -114,19 +122,17 @@ class DreamerReadyEnv(gym.Env):
     def reset(self, *, seed: Optional[int] = None, return_info: bool = False, options: Optional[dict] = None) -> Any:
         if seed is None:
             seed, self._pending_seed = self._pending_seed, None
-        obs, info = self.env.reset(seed=seed, options=options)
+        obs, info = self._guard.reset(self.env.reset, seed=seed, options=options)
         obs = self._encode(obs)
         return (obs, info) if return_info else obs
 
     def step(self, action: Any) -> Tuple[dict, float, bool, dict]:
         neutral_action = self._decode_action(action)  # raises ContractError before the env moves
-        obs, reward, terminated, truncated, info = self._env_step(neutral_action)
-        if terminated.__class__ is not bool or truncated.__class__ is not bool:
-            terminated, truncated = bool(terminated), bool(truncated)
+        obs, reward, terminated, truncated, info = self._guard.step(self._env_step, neutral_action)
         self.last_flags, self.last_action = (terminated, truncated), neutral_action
         self.step_count += 1
         info = dict(info, is_terminal=terminated)
-        return self._encode(obs), float(reward), terminated or truncated, info
+        return self._encode(obs), reward, terminated or truncated, info
 
     def __reduce__(self) -> tuple:
         # the lowering holds closures; rebuild it instead (common.Async pickles act_space, and
@@ -137,6 +143,7 @@ class DreamerReadyEnv(gym.Env):
             "last_flags": self.last_flags,
             "last_action": self.last_action,
             "step_count": self.step_count,
+            "_guard": self._guard,  # lifecycle and strict travel with the env
         }
         return (_rebuild, (self.env, size, bounds, check, state))
 
@@ -156,6 +163,7 @@ class DreamerReadyEnv(gym.Env):
         return self.env.render()
 
     def close(self) -> None:
+        self._guard.close()
         self.env.close()
 
     def __repr__(self) -> str:
@@ -194,9 +202,16 @@ def to_dreamer_ready(
     action_bounds: Any = None,
     check_actions: bool = True,
     seed: Optional[int] = None,
+    strict: bool = False,
 ) -> DreamerReadyEnv:
-    """Lower ``env`` (an Env, a registered id or a factory) to the legacy gym env DreamerV2 wraps."""
-    ready = DreamerReadyEnv(_resolve(env), size=size, action_bounds=action_bounds, check_actions=check_actions)
+    """Lower ``env`` (an Env, a registered id or a factory) to the legacy gym env DreamerV2 wraps.
+
+    ``strict=True`` also checks every observation against its space (not free; see
+    docs/bad-input.md); wrap the result with :func:`wrap_chain` for DreamerV2's chain.
+    """
+    ready = DreamerReadyEnv(
+        _resolve(env), size=size, action_bounds=action_bounds, check_actions=check_actions, strict=strict
+    )
     if seed is not None:
         ready.seed(seed)
     return ready

@@ -18,6 +18,7 @@ from bridge import spaces
 from bridge.compat import optional_import
 from bridge.env import Env, TimeLimit
 from bridge.errors import ContractError, ConversionError, SpecError, message
+from bridge.guard import Guard
 
 gym = optional_import("gym", "bridge.adapters.gym")
 
@@ -146,7 +147,7 @@ class GymEnv(gym.Env):
     last step, for checkers and tests.
     """
 
-    def __init__(self, env: Env, *, check_actions: bool = True) -> None:
+    def __init__(self, env: Env, *, check_actions: bool = True, strict: bool = False) -> None:
         if not isinstance(env, Env):
             raise SpecError(
                 message("to_gym env", "be a bridge.Env", type(env).__name__, "Pass a bridge.Env subclass instance")
@@ -161,7 +162,9 @@ class GymEnv(gym.Env):
         self._decode_action = _action_decoder(env.action_space)
         self._check_actions = bool(check_actions)
         self._pending_seed: Optional[int] = None
-        self._has_reset = False
+        # lifecycle + user output (bridge.guard); a step past the end warns, as gym 0.23's own envs do,
+        # because gym's check_env steps past it (raises with strict=True)
+        self._guard = Guard(env, "gym env", strict=strict, warn_after_end=True)
         self.last_flags: Tuple[bool, bool] = (False, False)
         modes = list(env.metadata.get("render_modes", []))
         fps = env.metadata.get("render_fps")
@@ -188,28 +191,21 @@ class GymEnv(gym.Env):
     def reset(self, *, seed: Optional[int] = None, return_info: bool = False, options: Optional[dict] = None) -> Any:
         if seed is None:
             seed, self._pending_seed = self._pending_seed, None
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._has_reset = True
+        obs, info = self._guard.reset(self.env.reset, seed=seed, options=options)
         obs = self._encode_obs(obs)
         return (obs, info) if return_info else obs
 
     def step(self, action: Any) -> Tuple[Any, float, bool, dict]:
-        if not self._has_reset:
-            raise ContractError(
-                message(
-                    "gym env step()", "come after reset()", "step() before the first reset()", "Call env.reset() first"
-                )
-            )
+        self._guard.check_running()  # misuse is reported before the action check
         action = self._decode_action(action)
         if self._check_actions and not self._neutral_action_space.contains(action):
             raise ContractError(message(*self._neutral_action_space.mismatch(action, "action")))
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        terminated, truncated = bool(terminated), bool(truncated)
+        obs, reward, terminated, truncated, info = self._guard.step(self.env.step, action)
         self.last_flags = (terminated, truncated)
         info = dict(info)
         info["TimeLimit.truncated"] = truncated and not terminated
         info["is_terminal"] = terminated
-        return self._encode_obs(obs), float(reward), terminated or truncated, info
+        return self._encode_obs(obs), reward, terminated or truncated, info
 
     def render(self, mode: str = "human") -> Any:
         if mode != self.env.render_mode:
@@ -225,18 +221,20 @@ class GymEnv(gym.Env):
         return self.env.render()
 
     def close(self) -> None:
+        self._guard.close()
         self.env.close()
 
     def __repr__(self) -> str:
         return f"<GymEnv{self.env!r}>"
 
 
-def to_gym(env: Any, *, check_actions: bool = True) -> GymEnv:
+def to_gym(env: Any, *, check_actions: bool = True, strict: bool = False) -> GymEnv:
     """Export ``env`` (a bridge.Env or a registered id) to the gym 0.23.1 API.
 
     Args:
         env: the neutral environment, or an id for :func:`bridge.make`.
         check_actions: validate every action against the neutral space (cheap); ``False`` skips it.
+        strict: also check every observation against its space (not free; see docs/bad-input.md).
 
     Raises:
         ConversionError: a space gym 0.23 cannot hold; nothing is wrapped.
@@ -245,7 +243,7 @@ def to_gym(env: Any, *, check_actions: bool = True) -> GymEnv:
         from bridge.registry import make
 
         env = make(env)
-    return GymEnv(env, check_actions=check_actions)
+    return GymEnv(env, check_actions=check_actions, strict=strict)
 
 
 def make_gym(entry_point: Any, max_episode_steps: Optional[int] = None, **kwargs: Any) -> GymEnv:

@@ -18,6 +18,7 @@ from bridge.adapters._lowering import Lowering, lower, refuse
 from bridge.compat import optional_import
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, message
+from bridge.guard import Guard
 from bridge.registry import load_entry_point, make as _bridge_make
 from bridge.registry import registry as _bridge_registry
 
@@ -25,7 +26,7 @@ gymnasium = optional_import("gymnasium", "bridge.adapters.gymnasium")
 
 __all__ = ["GymnasiumEnv", "to_gymnasium", "register", "to_gymnasium_vector", "EXPORT_OPTIONS"]
 
-EXPORT_OPTIONS = ("image_layout", "check_actions", "normalize_actions", "float64_as_float32")
+EXPORT_OPTIONS = ("image_layout", "check_actions", "normalize_actions", "float64_as_float32", "strict")
 
 
 class GymnasiumEnv(gymnasium.Env):
@@ -37,7 +38,7 @@ class GymnasiumEnv(gymnasium.Env):
     """
 
     def __init__(self, neutral: Env, *, image_layout: str = "CHW", check_actions: bool = True, normalize_actions: bool = False,
-                 float64_as_float32: bool = False) -> None:
+                 float64_as_float32: bool = False, strict: bool = False) -> None:
         self.neutral = neutral
         self.image_layout = image_layout
         self.check_actions = bool(check_actions)
@@ -55,6 +56,7 @@ class GymnasiumEnv(gymnasium.Env):
         self._neutral_step = neutral.step  # bound once: this is the innermost loop of training
         self._decode = self.action_lowering.decode
         self._invalid = self.action_lowering.invalid if self.check_actions else None
+        self._guard = Guard(neutral, "gymnasium env", strict=strict)  # lifecycle + user output (bridge.guard)
 
     # -- one Generator: the neutral env's --------------------------------------------------------
     @property
@@ -80,7 +82,7 @@ class GymnasiumEnv(gymnasium.Env):
     # -- the Gymnasium API -----------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         """Reset the neutral env; ``seed`` seeds the one shared Generator (like ``super().reset``)."""
-        obs, info = self.neutral.reset(seed=seed, options=options)
+        obs, info = self._guard.reset(self.neutral.reset, seed=seed, options=options)
         self.steps = 0
         return self.observation_lowering.encode(obs), info
 
@@ -91,21 +93,17 @@ class GymnasiumEnv(gymnasium.Env):
             bad = invalid(action, "action")
             if bad is not None:  # raise before stepping: an invalid action never advances the env
                 raise ContractError(message(*bad))
-        obs, reward, terminated, truncated, info = self._neutral_step(self._decode(action))
+        # the guard checks the lifecycle first and the user's output types after (bridge.guard)
+        obs, reward, terminated, truncated, info = self._guard.step(self._neutral_step, self._decode(action))
         self.steps += 1
         encode = self._encode
-        return (
-            obs if encode is None else encode(obs),
-            reward if type(reward) is float else float(reward),
-            terminated if type(terminated) is bool else bool(terminated),
-            truncated if type(truncated) is bool else bool(truncated),
-            info,
-        )
+        return obs if encode is None else encode(obs), reward, terminated, truncated, info
 
     def render(self) -> Any:
         return self.neutral.render()
 
     def close(self) -> None:
+        self._guard.close()
         self.neutral.close()
 
     # -- snapshots -------------------------------------------------------------------------------
@@ -124,6 +122,7 @@ class GymnasiumEnv(gymnasium.Env):
             raise ContractError(message("snapshot export options", f"equal {mine}", theirs, "Export with the same options"))
         self.neutral.restore_state(snapshot["env"])
         self.steps = int(snapshot["adapter"]["steps"])
+        self._guard.restart(self.steps)
 
     def _adapter_state(self) -> dict:
         return {"image_layout": self.image_layout, "normalize_actions": self.normalize_actions, "steps": self.steps}
@@ -204,6 +203,7 @@ def to_gymnasium(
     check_actions: bool = True,
     normalize_actions: bool = False,
     float64_as_float32: bool = False,
+    strict: bool = False,
     **kwargs: Any,
 ) -> GymnasiumEnv:
     """Export a neutral env (or a registered id, built with ``kwargs``) as a ``gymnasium.Env``.
@@ -215,6 +215,7 @@ def to_gymnasium(
         normalize_actions: expose an asymmetric float Box action as [-1, 1] (opt-in, SB3 advice).
         float64_as_float32: present float64 Box observations as float32 (rounded; opt-in here,
             the default of ``to_sb3`` because SB3's policies compute in float32).
+        strict: also check every observation against its space (not free; see docs/bad-input.md).
 
     Raises:
         ConversionError: a space cannot be expressed losslessly; the message names its path.
@@ -223,7 +224,7 @@ def to_gymnasium(
     if not isinstance(neutral, Env):
         raise SpecError(message("to_gymnasium env", "be a bridge.Env or a registered id", type(env).__name__, "Subclass bridge.Env or pass an id"))
     options = {"image_layout": image_layout, "check_actions": check_actions, "normalize_actions": normalize_actions,
-               "float64_as_float32": float64_as_float32}
+               "float64_as_float32": float64_as_float32, "strict": strict}
     cls = GoalGymnasiumEnv if hasattr(neutral.unwrapped, "compute_reward") else GymnasiumEnv
     try:
         export = cls(neutral, **options)

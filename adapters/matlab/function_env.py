@@ -19,6 +19,7 @@ from bridge.adapters.matlab.specs import rlNumericSpec
 from bridge import spaces
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError
+from bridge.guard import Guard
 from bridge.spaces import _describe_value
 
 __all__ = ["rlFunctionEnv"]
@@ -137,6 +138,8 @@ class rlFunctionEnv(Env):
         self.StepFcn = stepFcn
         self.ResetFcn = resetFcn
         self.Info: Any = None
+        # lifecycle and user exceptions with context (bridge.guard); outputs are converted below
+        self._guard = Guard(self, "rlFunctionEnv", check_output=False)
         if validate:
             from bridge.adapters.matlab.validation import validateEnvironment
 
@@ -176,6 +179,15 @@ class rlFunctionEnv(Env):
 
     # -- the Env API ---------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+        return self._guard.reset(self._reset, seed=seed)
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
+        return self._guard.step(self._step, action)
+
+    def close(self) -> None:
+        self._guard.close()
+
+    def _reset(self, *, seed: Optional[int] = None) -> Tuple[Any, dict]:
         super().reset(seed=seed)
         out = self._reset_fn(rng=self.np_random) if self._reset_rng else self._reset_fn()
         observation, info = convert.outputs(out, "ResetFcn", RESET_OUTPUTS)
@@ -183,7 +195,7 @@ class rlFunctionEnv(Env):
         self.Info = info
         return neutral, {}
 
-    def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
+    def _step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
         if self.check_actions and not self._action_ok(action):
             self._refuse_action(action)
         value = self._decode_action(action)
@@ -224,6 +236,7 @@ class rlFunctionEnv(Env):
 
     def set_state(self, state: Any) -> None:
         self.Info = plain_copy(state["Info"], "rlFunctionEnv Info")
+        self._guard.restart()  # a restored snapshot is a running episode
 
     def __repr__(self) -> str:
         name = lambda f: f if isinstance(f, str) else getattr(f, "__name__", type(f).__name__)  # noqa: E731

@@ -74,6 +74,7 @@ def validateEnvironment(env: Any) -> None:
             raise fail(f"step {name}", "be a Python bool", _describe_value(flag), f"Return bool({name})")
     if function_env is not None:
         function_env.Info = after_reset
+        function_env._guard.restart()  # as just after the reset, for the lifecycle too
 
 
 def _check(space: spaces.Space, value: Any, where: str) -> None:

@@ -173,11 +173,15 @@ def test_failed_export_leaves_nothing_half_wrapped():
 
 
 def test_episode_ends_time_out_is_last_only_termination_both():
-    chain = to_dreamerv2(Scripted([(False, False), (False, True), (True, False), (True, True)]))
-    first = chain.reset()
-    assert (first["reward"], first["is_first"], first["is_last"], first["is_terminal"]) == (0.0, True, False, False)
+    ends = [(False, False), (False, True), (True, False), (True, True)]
     one_hot = {"action": np.array([1.0, 0.0, 0.0], np.float32)}
-    rows = [(o["is_first"], o["is_last"], o["is_terminal"]) for o in (chain.step(one_hot) for _ in range(4))]
+    rows = []
+    for end in ends:  # one episode per ending: a step after the end is refused (bridge.guard)
+        chain = to_dreamerv2(Scripted([end]))
+        first = chain.reset()
+        assert (first["reward"], first["is_first"], first["is_last"], first["is_terminal"]) == (0.0, True, False, False)
+        o = chain.step(one_hot)
+        rows.append((o["is_first"], o["is_last"], o["is_terminal"]))
     assert rows == [(False, False, False), (False, True, False), (False, True, True), (False, True, True)]
     assert all(type(v) is bool for row in rows for v in row)
     cut = to_dreamerv2(Scripted([(False, False)]), time_limit=2)
