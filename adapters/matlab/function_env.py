@@ -138,7 +138,7 @@ class rlFunctionEnv(Env):
         self.StepFcn = stepFcn
         self.ResetFcn = resetFcn
         self.Info: Any = None
-        # lifecycle and user exceptions with context (bridge.guard); outputs are converted below
+        # lifecycle and user exceptions with context (bridge.guard); outputs are converted in _step
         self._guard = Guard(self, "rlFunctionEnv", check_output=False)
         if validate:
             from bridge.adapters.matlab.validation import validateEnvironment
@@ -203,6 +203,8 @@ class rlFunctionEnv(Env):
         observation, reward, is_done, info = convert.outputs(out, "StepFcn", STEP_OUTPUTS)
         neutral = self._encode_obs(observation, "StepFcn output NextObservation")
         reward = convert.to_reward(reward)
+        if reward - reward != 0.0:  # NaN or inf: refused before Info is committed
+            raise convert.fail("StepFcn output Reward", "be finite", reward, "Guard the reward computation against NaN and inf")
         terminated = convert.to_done(is_done)
         self.Info = info  # committed only once every output converted: a failed step changes nothing
         return neutral, reward, terminated, False, {}
