@@ -258,7 +258,8 @@ def to_dreamerv2(
     ``GymWrapper -> ResizeImage -> OneHotAction | NormalizeAction -> TimeLimit`` over a
     :class:`DreamerReadyEnv`. With ``parallel="thread"`` or ``"process"`` the whole chain is built
     inside a worker and ``common.Async`` wraps it (for "process", ``env`` must pickle with
-    cloudpickle: pass an id or a factory to build it in the worker).
+    cloudpickle: pass an id or a factory to build it in the worker; the wrapper is
+    :class:`~bridge.adapters.dreamerv2_async.WatchedAsync`, whose worker faults raise at once).
 
     Args:
         env: a bridge.Env, a registered id, or a zero-argument factory.
@@ -290,7 +291,9 @@ def to_dreamerv2(
     # it needs DreamerV2's folders on the sys.path it inherits at start, not ours afterwards
     saved, here = list(sys.path), os.path.dirname(load_dreamerv2().__file__)
     sys.path.extend([here, os.path.dirname(here)])
-    try:
-        return common.Async(ctor, parallel)
+    from bridge.adapters.dreamerv2_async import WatchedAsync, env_label
+
+    try:  # DreamerV2's Async, but a dead or raising worker is an error naming the env and step
+        return WatchedAsync(ctor, label=env_label(env))
     finally:
         sys.path[:] = saved

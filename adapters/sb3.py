@@ -29,6 +29,7 @@ from bridge.vector import VectorEnv
 optional_import("stable_baselines3", "bridge.adapters.sb3")
 import gymnasium  # noqa: E402
 from stable_baselines3.common import env_util  # noqa: E402
+from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
 
 __all__ = ["make_vec_env", "to_sb3", "policy_for", "sb3_refusal", "demo_command", "train_command"]
 
@@ -106,7 +107,9 @@ def make_vec_env(
             or a VectorEnv class (built with ``num_envs=n_envs, autoreset_mode="same-step"``).
         n_envs: number of scalar envs (DummyVecEnv by default, or ``vec_env_cls``).
         seed: seeds the first reset (SB3's convention: env i gets ``seed + i``).
-        vec_env_cls: SB3's ``DummyVecEnv`` or ``SubprocVecEnv`` for scalar envs.
+        vec_env_cls: SB3's ``DummyVecEnv`` or ``SubprocVecEnv`` for scalar envs. For
+            ``SubprocVecEnv`` a worker that raises, dies or exceeds ``vec_env_kwargs["timeout"]``
+            seconds is a ContractError naming the env and the step (see ``sb3_subproc``).
         options: export options for :func:`to_gymnasium` (image_layout, check_actions, ...).
     """
     source = env_or_id_or_factory
@@ -121,7 +124,13 @@ def make_vec_env(
     if not isinstance(source, Env):
         probe.close()
     make = functools.partial(_export, factory, options)
-    return env_util.make_vec_env(make, n_envs=n_envs, seed=seed, vec_env_cls=vec_env_cls, vec_env_kwargs=vec_env_kwargs, monitor_dir=monitor_dir)
+    if vec_env_cls is SubprocVecEnv:  # worker faults name the env and the step (sb3_subproc)
+        from bridge.adapters.sb3_subproc import reporting_factory, reporting_vec_env_cls
+
+        make, vec_env_cls = reporting_factory(make), reporting_vec_env_cls(repr(probe.neutral))
+    return env_util.make_vec_env(
+        make, n_envs=n_envs, seed=seed, vec_env_cls=vec_env_cls, vec_env_kwargs=vec_env_kwargs, monitor_dir=monitor_dir
+    )
 
 
 def _export(factory: Callable[[], Env], options: Dict[str, Any]) -> GymnasiumEnv:

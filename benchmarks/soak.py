@@ -185,7 +185,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         f"soak: {args.steps:,} steps per export after {args.warmup:,} warm-up steps, {ENV_ID}, "
         f"python {sys.version.split()[0]}, numpy {np.__version__}, pid {os.getpid()}"
     )
-    print(f"{'export':<20} {'steps':>10} {'steps/s':>10} {'RSS warm MB':>12} {'RSS end MB':>11} {'growth MB':>10}  verdict")
+    header = f"{'export':<20} {'steps':>10} {'steps/s':>10} {'RSS warm MB':>12} {'RSS end MB':>11} {'growth MB':>10}"
+    print(f"{header}  verdict")
     worst = 0.0
     for name, (module, build) in EXPORTS.items():
         if args.only and name not in args.only:
@@ -197,7 +198,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         growth = after - before
         worst = max(worst, growth)
         verdict = "ok" if growth < TARGET_MB else f"OVER {TARGET_MB:g} MB"
-        print(f"{name:<20} {done:>10,} {rate:>10,.0f} {before:>12.1f} {after:>11.1f} {growth:>+10.2f}  {verdict}", flush=True)
+        row = f"{name:<20} {done:>10,} {rate:>10,.0f} {before:>12.1f} {after:>11.1f} {growth:>+10.2f}"
+        print(f"{row}  {verdict}", flush=True)
     print(f"largest growth {worst:+.2f} MB (target < {TARGET_MB:g} MB)")
     return 0
 

@@ -188,8 +188,31 @@ def _merge_infos(infos: List[dict]) -> Dict[str, Any]:
     return merged
 
 
-def vectorize(env_fn: Callable[[], Env], num_envs: int, *, autoreset_mode: str = "next-step") -> SyncVectorEnv:
-    """Loop ``num_envs`` copies of ``env_fn()`` behind the :class:`VectorEnv` interface."""
+def vectorize(
+    env_fn: Callable[[], Env],
+    num_envs: int,
+    *,
+    autoreset_mode: str = "next-step",
+    workers: str = "sync",
+    timeout: Optional[float] = None,
+) -> VectorEnv:
+    """``num_envs`` copies of ``env_fn()`` behind the :class:`VectorEnv` interface.
+
+    ``workers="sync"`` loops them in this process (:class:`SyncVectorEnv`); ``"process"`` runs
+    each in its own worker process (:class:`bridge.vector_process.ProcessVectorEnv`: ``env_fn``
+    must pickle; a worker that raises, dies or exceeds ``timeout`` seconds is a ContractError
+    naming the env and the step, and all workers are closed).
+    """
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise SpecError(message("vectorize num_envs", "be an int >= 1", num_envs, "Pass e.g. num_envs=4"))
+    if workers == "process":
+        from bridge.vector_process import ProcessVectorEnv
+
+        return ProcessVectorEnv([env_fn] * int(num_envs), autoreset_mode=autoreset_mode, timeout=timeout)
+    if workers != "sync":
+        fix = "Pass workers='process' for one process per env"
+        raise SpecError(message("vectorize workers", "be 'sync' or 'process'", repr(workers), fix))
+    if timeout is not None:
+        expectation = "be None with workers='sync' (an in-process step cannot be cut short)"
+        raise SpecError(message("vectorize timeout", expectation, repr(timeout), "Pass workers='process' to use a timeout"))
     return SyncVectorEnv([env_fn] * int(num_envs), autoreset_mode=autoreset_mode)

@@ -1,0 +1,51 @@
+"""Envs that fail inside worker processes (importable by spawn/forkserver workers by name).
+
+:class:`Ticker` counts steps and never ends an episode. Built with ``fault`` it fails at step
+``at_step`` (counted since the last reset, before that step runs), but only in the instance whose
+last seeded reset got ``only_seed`` (``None``: every instance) -- so with one factory for all
+workers and seeds ``seed + i``, exactly one worker fails.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from bridge import spaces
+from bridge.env import Env
+
+FAULTS = (None, "build", "raise", "exit", "hang")
+
+
+class Ticker(Env):
+    """Observation: the step count as ``Box(0, inf, (1,), float32)``; action ``Discrete(2)``."""
+
+    def __init__(self, fault: Optional[str] = None, at_step: int = 3, only_seed: Optional[int] = None) -> None:
+        if fault == "build":
+            raise ValueError("cannot build")
+        self.fault, self.at_step, self.only_seed = fault, at_step, only_seed
+        self.observation_space = spaces.Box(0.0, np.inf, (1,), np.float32)
+        self.action_space = spaces.Discrete(2)
+        self.steps = 0
+        self.last_seed: Optional[int] = None
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self.last_seed = seed
+        self.steps = 0
+        return np.zeros(1, dtype=np.float32), {}
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, dict]:
+        if self.steps == self.at_step and (self.only_seed is None or self.last_seed == self.only_seed):
+            if self.fault == "raise":
+                raise RuntimeError("boom")
+            if self.fault == "exit":
+                os._exit(3)
+            if self.fault == "hang":
+                time.sleep(600)
+        self.steps += 1
+        return np.full(1, self.steps, dtype=np.float32), 0.0, False, False, {}
