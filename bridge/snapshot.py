@@ -16,6 +16,8 @@ from bridge.errors import ContractError, SpecError, message
 __all__ = ["rng_state", "set_rng_state", "save", "load", "to_json", "from_json"]
 
 _ARRAY = "__ndarray__"
+_PLAIN_KINDS = "biufcUS"  # numeric, bool and string dtypes: never object, void or structured
+_RESAVE = "Recreate it with bridge.snapshot.save"
 
 
 def rng_state(rng: np.random.Generator) -> dict:
@@ -53,7 +55,7 @@ def _str_to_ints(tree: Any) -> Any:
 def _flatten(tree: Any, arrays: "list[np.ndarray]") -> Any:
     """Replace arrays by ``{"__ndarray__": index}`` and check every leaf is plain data."""
     if isinstance(tree, np.ndarray):
-        if tree.dtype.kind not in "biufcUS":
+        if tree.dtype.kind not in _PLAIN_KINDS:
             raise SpecError(
                 message("snapshot array", "have a numeric or string dtype", str(tree.dtype), "Store plain arrays")
             )
@@ -82,7 +84,12 @@ def _flatten(tree: Any, arrays: "list[np.ndarray]") -> Any:
 def _unflatten(tree: Any, arrays: Any) -> Any:
     if isinstance(tree, dict):
         if set(tree) == {_ARRAY}:
-            return arrays[tree[_ARRAY]]
+            index = tree[_ARRAY]
+            if type(index) is not int or not 0 <= index < len(arrays):  # a crafted tree: no bool, no -1
+                raise ContractError(
+                    message("snapshot file tree", f"reference only its arrays a0..a{len(arrays) - 1}", json.dumps(tree), _RESAVE)
+                )
+            return arrays[index]
         return {k: _unflatten(v, arrays) for k, v in tree.items()}
     if isinstance(tree, list):
         return [_unflatten(v, arrays) for v in tree]
@@ -103,13 +110,23 @@ def load(path: str) -> Any:
     """Read a file written by :func:`save`; pickled members are refused, never executed."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            tree = json.loads(str(data["tree"]))
-            arrays = [data[f"a{i}"] for i in range(len(data.files) - 1)]
+            members = {name: data[name] for name in data.files}
     except ValueError as e:
         raise ContractError(
             message("snapshot file", "hold only plain arrays (no pickled objects)", path, "Recreate it with bridge.snapshot.save")
         ) from e
-    return _unflatten(tree, arrays)
+    # a crafted file may still be well-formed npz: check the layout save() writes before trusting it
+    expected = ["tree"] + [f"a{i}" for i in range(len(members) - 1)]
+    if sorted(members) != sorted(expected):
+        raise ContractError(message("snapshot file members", "be 'tree' and a0..aN", sorted(members), _RESAVE))
+    text = members["tree"]
+    if text.dtype.kind != "U" or text.ndim != 0:
+        raise ContractError(message("snapshot file tree", "be one JSON string", f"a {text.dtype} array of shape {text.shape}", _RESAVE))
+    try:
+        tree = json.loads(str(text))
+    except ValueError as e:
+        raise ContractError(message("snapshot file tree", "be JSON text", f"{str(text)[:40]!r}", _RESAVE)) from e
+    return _unflatten(tree, [members[f"a{i}"] for i in range(len(members) - 1)])
 
 
 def to_json(snapshot: Any) -> str:
@@ -135,10 +152,26 @@ def from_json(text: str) -> Any:
     def decode(tree: Any) -> Any:
         if isinstance(tree, dict):
             if _ARRAY in tree:
-                return np.array(tree[_ARRAY], dtype=np.dtype(tree["dtype"])).reshape(tree["shape"])
+                return _json_array(tree)
             return {k: decode(v) for k, v in tree.items()}
         if isinstance(tree, list):
             return [decode(v) for v in tree]
         return tree
 
     return decode(json.loads(text))
+
+
+def _json_array(tree: dict) -> np.ndarray:
+    """One ``{"__ndarray__": values, "dtype": ..., "shape": ...}`` of :func:`to_json`, checked."""
+    try:
+        dtype = np.dtype(tree["dtype"])
+        if dtype.kind not in _PLAIN_KINDS:
+            raise ContractError(
+                message("snapshot JSON array dtype", "be numeric, bool or string (no objects)", str(dtype), "Recreate it with bridge.snapshot.to_json")
+            )
+        return np.array(tree[_ARRAY], dtype=dtype).reshape(tree["shape"])
+    except (KeyError, TypeError, ValueError) as e:
+        got = json.dumps(tree)[:80]
+        raise ContractError(
+            message("snapshot JSON array", "have values, a dtype and a matching shape", got, "Recreate it with bridge.snapshot.to_json")
+        ) from e

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
@@ -104,27 +105,77 @@ class Tape:
     def load(cls, path: str) -> "Tape":
         """Read a tape; a changed ``.npz`` (hash mismatch) or a pickled member is refused."""
         with open(path + ".json") as f:
-            manifest = json.load(f)
+            try:
+                manifest = json.load(f)
+            except ValueError as e:
+                raise ContractError(message("tape manifest", "be JSON", f"{os.path.basename(path)}.json", _RECORD)) from e
+        if not isinstance(manifest, dict):
+            raise ContractError(message("tape manifest", "be a JSON object", type(manifest).__name__, _RECORD))
         if manifest.get("format") != FORMAT:
             raise ContractError(message("tape manifest format", f"be {FORMAT!r}", repr(manifest.get("format")), "Record the tape again with envbridge conform --record"))
+        _check_manifest(manifest)  # a stranger's manifest: types first, so nothing below trips on them
         digest = _sha256(path)
         if digest != manifest["npz_sha256"]:
             raise ContractError(message(f"tape {os.path.basename(path)}", f"have sha256 {manifest['npz_sha256'][:12]}...", f"{digest[:12]}...", "The .npz was changed after recording; record it again"))
-        obs_space = spaces.from_dict(manifest["observation_space"])
-        act_space = spaces.from_dict(manifest["action_space"])
+        obs_space, act_space = _space(manifest, "observation_space"), _space(manifest, "action_space")
         try:
             with np.load(path, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
         except ValueError as e:
             raise ContractError(message(f"tape {os.path.basename(path)}", "hold only plain arrays (no pickled objects)", "a pickled member", "Never load tapes that need pickle")) from e
         kinds = manifest["kinds"]
-        obs = _split(arrays, "obs", obs_space, len(kinds))
-        actions = _split(arrays, "act", act_space, kinds.count("s"))
-        entries = [
-            Entry("reset" if k == "r" else "step", obs[i], float(arrays["reward"][i]), bool(arrays["terminated"][i]), bool(arrays["truncated"][i]))
-            for i, k in enumerate(kinds)
-        ]
+        _check_members(os.path.basename(path), arrays, len(kinds), kinds.count("s"))
+        try:
+            obs = _split(arrays, "obs", obs_space, len(kinds))
+            actions = _split(arrays, "act", act_space, kinds.count("s"))
+            entries = [
+                Entry("reset" if k == "r" else "step", obs[i], float(arrays["reward"][i]), bool(arrays["terminated"][i]), bool(arrays["truncated"][i]))
+                for i, k in enumerate(kinds)
+            ]
+        except KeyError as e:
+            expectation = "hold reward, terminated, truncated and one member per leaf of its spaces"
+            raise ContractError(message(f"tape {os.path.basename(path)}", expectation, f"no member {e}", _RECORD)) from e
         return cls(manifest["env"], obs_space, act_space, int(manifest["seed"]), actions, entries)
+
+
+_RECORD = "Record the tape again with envbridge conform --record"
+# manifest key -> (what it must be, test); checked before any value is used
+_MANIFEST_TYPES = {
+    "env": ("a str", lambda v: isinstance(v, str)),
+    "seed": ("an int", lambda v: type(v) is int),
+    "observation_space": ("a space dict (Space.to_dict())", lambda v: isinstance(v, dict)),
+    "action_space": ("a space dict (Space.to_dict())", lambda v: isinstance(v, dict)),
+    "kinds": ("a str of 'r' (reset) and 's' (step)", lambda v: isinstance(v, str) and set(v) <= {"r", "s"}),
+    "npz_sha256": ("64 lowercase hex digits", lambda v: isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) is not None),
+}
+
+
+def _check_manifest(manifest: Dict[str, Any]) -> None:
+    for key, (expectation, test) in _MANIFEST_TYPES.items():
+        if key not in manifest or not test(manifest[key]):
+            got = repr(manifest[key])[:60] if key in manifest else "nothing"
+            raise ContractError(message(f"tape manifest {key!r}", f"be {expectation}", got, _RECORD))
+
+
+def _space(manifest: Dict[str, Any], key: str) -> spaces.Space:
+    try:
+        return spaces.from_dict(manifest[key])
+    except (ValueError, KeyError, TypeError) as e:  # SpecError is a ValueError
+        raise ContractError(message(f"tape manifest {key!r}", "be a space dict (Space.to_dict())", repr(manifest[key])[:60], _RECORD)) from e
+
+
+def _check_members(name: str, arrays: Dict[str, np.ndarray], entries: int, steps: int) -> None:
+    """Only the members save() writes, numeric, one row per entry (obs, flags) or per step (act)."""
+    for key, array in arrays.items():
+        if key in ("reward", "terminated", "truncated", "obs") or key.startswith("obs["):
+            rows = entries
+        elif key == "act" or key.startswith("act["):
+            rows = steps
+        else:
+            raise ContractError(message(f"tape {name}", "hold only reward, terminated, truncated, obs* and act* members", f"a member {key!r}", _RECORD))
+        if array.dtype.kind not in "biuf" or array.ndim == 0 or len(array) != rows:
+            got = f"{array.dtype} with shape {array.shape}"
+            raise ContractError(message(f"tape {name} member {key!r}", f"be a numeric array of {rows} rows", got, _RECORD))
 
 
 def _split(arrays: Dict[str, np.ndarray], prefix: str, space: spaces.Space, count: int) -> List[Any]:
