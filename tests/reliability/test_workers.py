@@ -28,6 +28,11 @@ from bridge.examples import GridWorld
 FIX_DIED = "Find what ends the process in the env (os._exit, a crash in native code, running out of memory)"
 FIX_RAISED = "Fix the error in the env's step()"
 FIX_HUNG = "Find where the env blocks, or pass a larger timeout"
+# (Ticker fault, expectation, actual, fix) of the error each runtime must raise
+RAISE_AND_EXIT = [
+    ("raise", "step without raising", "RuntimeError: boom", FIX_RAISED),
+    ("exit", "keep its worker process alive", "the worker died (exit code 3)", FIX_DIED),
+]
 
 
 @contextlib.contextmanager
@@ -60,11 +65,7 @@ def _actions(n: int) -> np.ndarray:
 
 @pytest.mark.parametrize(
     "fault, expectation, actual, fix",
-    [
-        ("raise", "step without raising", "RuntimeError: boom", FIX_RAISED),
-        ("exit", "keep its worker process alive", "the worker died (exit code 3)", FIX_DIED),
-        ("hang", "answer a step call within 1 s", "no answer (the worker is still running)", FIX_HUNG),
-    ],
+    RAISE_AND_EXIT + [("hang", "answer a step call within 1 s", "no answer (the worker is still running)", FIX_HUNG)],
 )
 def test_a_process_worker_fault_names_env_and_step_and_closes_every_worker(fault, expectation, actual, fix):
     with hard_limit(30):
@@ -124,13 +125,7 @@ def test_vectorize_refuses_unknown_workers_and_a_sync_timeout():
 
 
 # -- SB3's SubprocVecEnv through make_vec_env: modern era -------------------------------------------
-@pytest.mark.parametrize(
-    "fault, expectation, actual, fix",
-    [
-        ("raise", "step without raising", "RuntimeError: boom", FIX_RAISED),
-        ("exit", "keep its worker process alive", "the worker died (exit code 3)", FIX_DIED),
-    ],
-)
+@pytest.mark.parametrize("fault, expectation, actual, fix", RAISE_AND_EXIT)
 def test_an_sb3_subprocess_fault_names_env_and_step_and_closes_every_worker(fault, expectation, actual, fix):
     require("stable_baselines3")
     from stable_baselines3.common.vec_env import SubprocVecEnv
@@ -152,13 +147,7 @@ def test_an_sb3_subprocess_fault_names_env_and_step_and_closes_every_worker(faul
 
 
 # -- DreamerV2's common.Async through to_dreamerv2(parallel="process"): legacy era ----------------
-@pytest.mark.parametrize(
-    "fault, expectation, actual, fix",
-    [
-        ("raise", "step without raising", "RuntimeError: boom", FIX_RAISED),
-        ("exit", "keep its worker process alive", "the worker died (exit code 3)", FIX_DIED),
-    ],
-)
+@pytest.mark.parametrize("fault, expectation, actual, fix", RAISE_AND_EXIT)
 def test_a_dreamerv2_async_fault_names_env_and_step_and_closes_every_worker(fault, expectation, actual, fix):
     require("dreamerv2")
     from bridge.adapters.dreamerv2 import load_dreamerv2, to_dreamerv2
