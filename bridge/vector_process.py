@@ -165,8 +165,15 @@ class ProcessVectorEnv(VectorEnv):
         for env_fn in env_fns:
             parent_end, child_end = context.Pipe()
             process = context.Process(target=_worker, args=(child_end, env_fn), daemon=True)
-            process.start()
-            child_end.close()  # only the worker holds it now: its death reads as EOF here
+            try:
+                process.start()  # pickles env_fn here, in this process
+            except Exception as e:
+                parent_end.close()
+                self._stop_workers(grace=0.0)  # the ones already started
+                fix = "Pass a class, a module-level function or a functools.partial of one (not a lambda or a local function)"
+                raise SpecError(message("vectorize env_fn", "pickle for worker processes", f"{type(e).__name__}: {e}", fix)) from e
+            finally:
+                child_end.close()  # only the worker holds it now: its death reads as EOF here
             self.conns.append(parent_end)
             self.processes.append(process)
         self.closed = False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import pickle
 import signal
 import time
 from typing import Any, Iterator
@@ -112,6 +113,18 @@ def test_process_workers_step_exactly_like_the_sync_loop(mode):
         process.close()
     assert ends > 0  # autoreset was exercised
     assert [p.is_alive() for p in process.processes] == [False, False, False]
+
+
+def test_an_env_fn_that_cannot_pickle_is_refused_before_any_worker_runs():
+    def local_factory() -> GridWorld:
+        return GridWorld()
+
+    with pytest.raises(Exception) as pickling:  # the stdlib's own words for this env_fn
+        pickle.dumps(local_factory)
+    reason = f"{type(pickling.value).__name__}: {pickling.value}"
+    fix = "Pass a class, a module-level function or a functools.partial of one (not a lambda or a local function)."
+    with hard_limit(30), raises_exactly(SpecError, f"vectorize env_fn must pickle for worker processes, got {reason}. {fix}"):
+        bridge.vectorize(local_factory, 2, workers="process")
 
 
 def test_vectorize_refuses_unknown_workers_and_a_sync_timeout():
