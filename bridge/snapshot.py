@@ -18,6 +18,7 @@ __all__ = ["rng_state", "set_rng_state", "save", "load", "to_json", "from_json"]
 _ARRAY = "__ndarray__"
 _PLAIN_KINDS = "biufcUS"  # numeric, bool and string dtypes: never object, void or structured
 _RESAVE = "Recreate it with bridge.snapshot.save"
+_REDUMP = "Recreate it with bridge.snapshot.to_json"
 
 
 def rng_state(rng: np.random.Generator) -> dict:
@@ -86,9 +87,8 @@ def _unflatten(tree: Any, arrays: Any) -> Any:
         if set(tree) == {_ARRAY}:
             index = tree[_ARRAY]
             if type(index) is not int or not 0 <= index < len(arrays):  # a crafted tree: no bool, no -1
-                raise ContractError(
-                    message("snapshot file tree", f"reference only its arrays a0..a{len(arrays) - 1}", json.dumps(tree), _RESAVE)
-                )
+                expectation = f"reference only its arrays a0..a{len(arrays) - 1}"
+                raise ContractError(message("snapshot file tree", expectation, json.dumps(tree), _RESAVE))
             return arrays[index]
         return {k: _unflatten(v, arrays) for k, v in tree.items()}
     if isinstance(tree, list):
@@ -121,7 +121,8 @@ def load(path: str) -> Any:
         raise ContractError(message("snapshot file members", "be 'tree' and a0..aN", sorted(members), _RESAVE))
     text = members["tree"]
     if text.dtype.kind != "U" or text.ndim != 0:
-        raise ContractError(message("snapshot file tree", "be one JSON string", f"a {text.dtype} array of shape {text.shape}", _RESAVE))
+        got = f"a {text.dtype} array of shape {text.shape}"
+        raise ContractError(message("snapshot file tree", "be one JSON string", got, _RESAVE))
     try:
         tree = json.loads(str(text))
     except ValueError as e:
@@ -166,12 +167,10 @@ def _json_array(tree: dict) -> np.ndarray:
     try:
         dtype = np.dtype(tree["dtype"])
         if dtype.kind not in _PLAIN_KINDS:
-            raise ContractError(
-                message("snapshot JSON array dtype", "be numeric, bool or string (no objects)", str(dtype), "Recreate it with bridge.snapshot.to_json")
-            )
+            expectation = "be numeric, bool or string (no objects)"
+            raise ContractError(message("snapshot JSON array dtype", expectation, str(dtype), _REDUMP))
         return np.array(tree[_ARRAY], dtype=dtype).reshape(tree["shape"])
     except (KeyError, TypeError, ValueError) as e:
         got = json.dumps(tree)[:80]
-        raise ContractError(
-            message("snapshot JSON array", "have values, a dtype and a matching shape", got, "Recreate it with bridge.snapshot.to_json")
-        ) from e
+        expectation = "have values, a dtype and a matching shape"
+        raise ContractError(message("snapshot JSON array", expectation, got, _REDUMP)) from e

@@ -170,8 +170,10 @@ class ProcessVectorEnv(VectorEnv):
             except Exception as e:
                 parent_end.close()
                 self._stop_workers(grace=0.0)  # the ones already started
-                fix = "Pass a class, a module-level function or a functools.partial of one (not a lambda or a local function)"
-                raise SpecError(message("vectorize env_fn", "pickle for worker processes", f"{type(e).__name__}: {e}", fix)) from e
+                fix = "Pass a class, a module-level function or a functools.partial of one"
+                fix += " (not a lambda or a local function)"
+                got = f"{type(e).__name__}: {e}"
+                raise SpecError(message("vectorize env_fn", "pickle for worker processes", got, fix)) from e
             finally:
                 child_end.close()  # only the worker holds it now: its death reads as EOF here
             self.conns.append(parent_end)

@@ -108,7 +108,8 @@ class Tape:
             try:
                 manifest = json.load(f)
             except ValueError as e:
-                raise ContractError(message("tape manifest", "be JSON", f"{os.path.basename(path)}.json", _RECORD)) from e
+                got = f"{os.path.basename(path)}.json"
+                raise ContractError(message("tape manifest", "be JSON", got, _RECORD)) from e
         if not isinstance(manifest, dict):
             raise ContractError(message("tape manifest", "be a JSON object", type(manifest).__name__, _RECORD))
         if manifest.get("format") != FORMAT:
@@ -134,7 +135,8 @@ class Tape:
             ]
         except KeyError as e:
             expectation = "hold reward, terminated, truncated and one member per leaf of its spaces"
-            raise ContractError(message(f"tape {os.path.basename(path)}", expectation, f"no member {e}", _RECORD)) from e
+            subject = f"tape {os.path.basename(path)}"
+            raise ContractError(message(subject, expectation, f"no member {e}", _RECORD)) from e
         return cls(manifest["env"], obs_space, act_space, int(manifest["seed"]), actions, entries)
 
 
@@ -146,7 +148,7 @@ _MANIFEST_TYPES = {
     "observation_space": ("a space dict (Space.to_dict())", lambda v: isinstance(v, dict)),
     "action_space": ("a space dict (Space.to_dict())", lambda v: isinstance(v, dict)),
     "kinds": ("a str of 'r' (reset) and 's' (step)", lambda v: isinstance(v, str) and set(v) <= {"r", "s"}),
-    "npz_sha256": ("64 lowercase hex digits", lambda v: isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) is not None),
+    "npz_sha256": ("64 lowercase hex digits", lambda v: isinstance(v, str) and bool(re.fullmatch("[0-9a-f]{64}", v))),
 }
 
 
@@ -161,7 +163,8 @@ def _space(manifest: Dict[str, Any], key: str) -> spaces.Space:
     try:
         return spaces.from_dict(manifest[key])
     except (ValueError, KeyError, TypeError) as e:  # SpecError is a ValueError
-        raise ContractError(message(f"tape manifest {key!r}", "be a space dict (Space.to_dict())", repr(manifest[key])[:60], _RECORD)) from e
+        expectation = "be a space dict (Space.to_dict())"
+        raise ContractError(message(f"tape manifest {key!r}", expectation, repr(manifest[key])[:60], _RECORD)) from e
 
 
 def _check_members(name: str, arrays: Dict[str, np.ndarray], entries: int, steps: int) -> None:
@@ -172,7 +175,8 @@ def _check_members(name: str, arrays: Dict[str, np.ndarray], entries: int, steps
         elif key == "act" or key.startswith("act["):
             rows = steps
         else:
-            raise ContractError(message(f"tape {name}", "hold only reward, terminated, truncated, obs* and act* members", f"a member {key!r}", _RECORD))
+            expectation = "hold only reward, terminated, truncated, obs* and act* members"
+            raise ContractError(message(f"tape {name}", expectation, f"a member {key!r}", _RECORD))
         if array.dtype.kind not in "biuf" or array.ndim == 0 or len(array) != rows:
             got = f"{array.dtype} with shape {array.shape}"
             raise ContractError(message(f"tape {name} member {key!r}", f"be a numeric array of {rows} rows", got, _RECORD))
