@@ -122,8 +122,9 @@ class ProcessVectorEnv(VectorEnv):
     Args:
         env_fns: picklable zero-argument factories, one per env.
         autoreset_mode: "next-step" or "same-step".
-        timeout: seconds a worker may take to answer one call (build, reset or step); ``None``
-            waits as long as the worker is alive (a dead worker is detected at once either way).
+        timeout: seconds a worker may take to answer one reset or step call; ``None`` waits as
+            long as the worker is alive (a dead worker is detected at once either way). Building
+            the envs has no deadline (a worker may import heavy modules first).
         start_method: "spawn" or "forkserver" (default: forkserver where available, else spawn).
             "fork" is refused: it is unsafe with threads in the parent (TensorFlow, torch).
     """
@@ -262,7 +263,8 @@ class ProcessVectorEnv(VectorEnv):
         """
         indices = list(indices)
         replies: Dict[int, Any] = {}
-        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        timed = self.timeout is not None and verb != "build"
+        deadline = time.monotonic() + self.timeout if timed else None
         pending = set(indices)
         while pending:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
