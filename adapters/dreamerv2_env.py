@@ -92,6 +92,7 @@ class DreamerReadyEnv(gym.Env):
         self.env = env
         self._env_step = env.step
         self._guard = Guard(env, "DreamerV2 env", strict=strict)  # lifecycle + user output (bridge.guard)
+        self._guard.bind(self._env_step)
         self.observation_space = self.observation_lowering.space
         self.action_space = self.action_lowering.space
         self._encode = self.observation_lowering.encode
@@ -128,7 +129,7 @@ class DreamerReadyEnv(gym.Env):
 
     def step(self, action: Any) -> Tuple[dict, float, bool, dict]:
         neutral_action = self._decode_action(action)  # raises ContractError before the env moves
-        obs, reward, terminated, truncated, info = self._guard.step(self._env_step, neutral_action)
+        obs, reward, terminated, truncated, info = self._guard.checked_step(neutral_action)
         self.last_flags, self.last_action = (terminated, truncated), neutral_action
         self.step_count += 1
         info = dict(info, is_terminal=terminated)

@@ -165,6 +165,7 @@ class GymEnv(gym.Env):
         # lifecycle + user output (bridge.guard); a step past the end warns, as gym 0.23's own envs do,
         # because gym's check_env steps past it (raises with strict=True)
         self._guard = Guard(env, "gym env", strict=strict, warn_after_end=True)
+        self._guard.bind(env.step)
         self.last_flags: Tuple[bool, bool] = (False, False)
         modes = list(env.metadata.get("render_modes", []))
         fps = env.metadata.get("render_fps")
@@ -200,7 +201,7 @@ class GymEnv(gym.Env):
         action = self._decode_action(action)
         if self._check_actions and not self._neutral_action_space.contains(action):
             raise ContractError(message(*self._neutral_action_space.mismatch(action, "action")))
-        obs, reward, terminated, truncated, info = self._guard.step(self.env.step, action)
+        obs, reward, terminated, truncated, info = self._guard.checked_step(action)
         self.last_flags = (terminated, truncated)
         info = dict(info)
         info["TimeLimit.truncated"] = truncated and not terminated

@@ -53,10 +53,10 @@ class GymnasiumEnv(gymnasium.Env):
         self.render_mode = neutral.render_mode
         self.steps = 0  # since the last reset: the adapter's own state, kept in snapshots
         self._encode = None if self.observation_lowering.identity else self.observation_lowering.encode
-        self._neutral_step = neutral.step  # bound once: this is the innermost loop of training
         self._decode = self.action_lowering.decode
         self._invalid = self.action_lowering.invalid if self.check_actions else None
         self._guard = Guard(neutral, "gymnasium env", strict=strict)  # lifecycle + user output (bridge.guard)
+        self._guard.bind(neutral.step)  # bound once: this is the innermost loop of training
 
     # -- one Generator: the neutral env's --------------------------------------------------------
     @property
@@ -94,10 +94,13 @@ class GymnasiumEnv(gymnasium.Env):
             if bad is not None:  # raise before stepping: an invalid action never advances the env
                 raise ContractError(message(*bad))
         # the guard checks the lifecycle first and the user's output types after (bridge.guard)
-        obs, reward, terminated, truncated, info = self._guard.step(self._neutral_step, self._decode(action))
+        out = self._guard.checked_step(self._decode(action))  # a checked 5-tuple
         self.steps += 1
         encode = self._encode
-        return obs if encode is None else encode(obs), reward, terminated, truncated, info
+        if encode is None:
+            return out
+        obs, reward, terminated, truncated, info = out
+        return encode(obs), reward, terminated, truncated, info
 
     def render(self) -> Any:
         return self.neutral.render()

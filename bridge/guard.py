@@ -59,7 +59,19 @@ class Guard:
             (gym 0.23's ``check_env`` does; its classic envs warn the same way).
     """
 
-    __slots__ = ("label", "env", "space", "strict", "check_output", "warn_after_end", "state", "steps", "_ended_by")
+    __slots__ = (
+        "label",
+        "env",
+        "space",
+        "strict",
+        "check_output",
+        "warn_after_end",
+        "state",
+        "steps",
+        "_ended_by",
+        "_user_step",
+        "checked_step",
+    )
 
     def __init__(
         self, env: Any, label: str, *, strict: bool = False, check_output: bool = True, warn_after_end: bool = False
@@ -73,6 +85,7 @@ class Guard:
         self.state = NEW
         self.steps = 0  # steps of the current episode that returned
         self._ended_by = ""
+        self._user_step: Optional[Callable[[Any], Any]] = None
 
     @property
     def env_id(self) -> str:
@@ -115,39 +128,62 @@ class Guard:
             self._misuse()
 
     def step(self, step: Callable[[Any], Any], action: Any) -> Any:
-        """Call the user's ``step(action)`` once the lifecycle allows it and check its output.
+        """Bind ``step`` (see :meth:`bind`) and call it once: for tests and one-off callers."""
+        self.bind(step)
+        return self.checked_step(action)
 
-        Raises:
-            ContractError: misuse (before ``step`` runs), a user exception (with env id and step
-                index), or a refused output (the episode then needs ``reset()``).
+    def bind(self, step: Callable[[Any], Any]) -> None:
+        """Build ``self.checked_step(action)``: ``step`` behind the guard (the per-step path).
+
+        Exports bind the user's step once at construction and call ``guard.checked_step``. It
+        checks the lifecycle, calls ``step(action)``, checks the output and counts the step, and
+        raises ContractError for misuse (before ``step`` runs), a user exception (with env id and
+        step index), or a refused output (the episode then needs ``reset()``). It is a closure
+        (the cheapest call in CPython); copies and pickles of the guard rebuild it.
         """
-        if self.state is not RUNNING:
-            self._misuse()
-        try:
-            out = step(action)
-        except BridgeError:
-            raise
-        except Exception as e:
-            self._end(f"an exception at step {self.steps + 1}")
-            raise ContractError(self._raised(f"step() at step {self.steps + 1}", e)) from e
-        if self.check_output:
-            if type(out) is not tuple or len(out) != 5:
-                self._refuse_output(out)
-            reward, terminated, truncated = out[1], out[2], out[3]
+        self._user_step = step
+        guard, check, strict = self, self.check_output, self.strict
+        running, _type, _tuple, _float, _bool = RUNNING, type, tuple, float, bool
+
+        def checked_step(action: Any) -> Any:
+            if guard.state is not running:
+                guard._misuse()
+            try:
+                out = step(action)
+            except BridgeError:
+                raise
+            except Exception as e:
+                raise guard._user_exception(e) from e
+            try:  # a 4-tuple (or anything but 5 items) fails to unpack: no len() on the fast path
+                _, reward, terminated, truncated, _ = out
+            except (TypeError, ValueError):
+                guard._refuse_output(out)
             # one chain of identity tests; reward - reward is 0.0 only for a finite float
-            if (
-                type(reward) is not float
+            if check and (
+                _type(reward) is not _float
                 or reward - reward != 0.0
-                or type(terminated) is not bool
-                or type(truncated) is not bool
+                or _type(terminated) is not _bool
+                or _type(truncated) is not _bool
+                or _type(out) is not _tuple
             ):
-                self._refuse_output(out)
-            if self.strict:
-                self._check_observation(out[0], "step observation")
-        self.steps += 1
-        if out[2] or out[3]:
-            self._end(f"{'terminated' if out[2] else 'truncated'}=True at step {self.steps}")
-        return out
+                guard._refuse_output(out)
+            if strict:
+                guard._check_observation(out[0], "step observation")
+            guard.steps += 1
+            if terminated or truncated:
+                guard._end(f"{'terminated' if terminated else 'truncated'}=True at step {guard.steps}")
+            return out
+
+        self.checked_step = checked_step
+
+    def __getstate__(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__ if k != "checked_step" and hasattr(self, k)}
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+        if getattr(self, "_user_step", None) is not None:
+            self.bind(self._user_step)  # a closure is not copied by deepcopy nor pickled: rebuild it
 
     # -- errors (off the fast path) ------------------------------------------------------------
     def _end(self, why: str) -> None:
@@ -180,6 +216,10 @@ class Guard:
                 "Call env.reset() when terminated or truncated is True",
             )
         )
+
+    def _user_exception(self, error: Exception) -> ContractError:
+        self._end(f"an exception at step {self.steps + 1}")
+        return ContractError(self._raised(f"step() at step {self.steps + 1}", error))
 
     def _raised(self, where: str, error: Exception) -> str:
         return message(
@@ -222,3 +262,4 @@ class Guard:
         if found is not None:
             self._end(f"a refused {where}" + ("" if where.startswith("reset") else f" at step {self.steps + 1}"))
             raise ContractError(message(*found))
+

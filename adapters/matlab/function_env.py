@@ -140,6 +140,7 @@ class rlFunctionEnv(Env):
         self.Info: Any = None
         # lifecycle and user exceptions with context (bridge.guard); outputs are converted in _step
         self._guard = Guard(self, "rlFunctionEnv", check_output=False)
+        self._guard.bind(self._step)
         if validate:
             from bridge.adapters.matlab.validation import validateEnvironment
 
@@ -182,7 +183,7 @@ class rlFunctionEnv(Env):
         return self._guard.reset(self._reset, seed=seed)
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        return self._guard.step(self._step, action)
+        return self._guard.checked_step(action)
 
     def close(self) -> None:
         self._guard.close()
