@@ -111,7 +111,7 @@ class WatchedAsync(load_dreamerv2().common.Async):
             watched._closed = True
             _OPEN.discard(watched)
             watched._stop()
-        subject = f"DreamerV2 env {self._label} (process worker) at step {self._steps}"
+        subject = f"DreamerV2 env {self._label} (process worker) at step {self._steps + 1}"
         closed = "this worker and every other open process worker are closed"
         raise ContractError(message(subject, expectation, actual, f"{fix}; {closed}"))
 

@@ -137,7 +137,7 @@ class ReportingSubprocVecEnv(SubprocVecEnv):
         return reply
 
     def _fail(self, index: int, expectation: str, actual: str, fix: str) -> None:
-        subject = f"env {index} ({self.label}) at step {int(self._steps[index])}"
+        subject = f"env {index} ({self.label}) at step {int(self._steps[index]) + 1}"
         self._stop_all()
         raise ContractError(message(subject, expectation, actual, f"{fix}; every worker is closed"))
 

@@ -143,7 +143,7 @@ class SyncVectorEnv(VectorEnv):
                     obs, reward, term, trunc, info = env.step(action)
                 except Exception as e:
                     raise ContractError(
-                        message(f"env {i} ({env!r}) at step {int(self._steps[i])}", "step without raising", f"{type(e).__name__}: {e}", "Fix the error in the env's step()")
+                        message(f"env {i} ({env!r}) at step {int(self._steps[i]) + 1}", "step without raising", f"{type(e).__name__}: {e}", "Fix the error in the env's step()")
                     ) from e
                 self._steps[i] += 1
                 rewards[i], terminated[i], truncated[i] = reward, term, trunc

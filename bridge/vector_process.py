@@ -291,7 +291,7 @@ class ProcessVectorEnv(VectorEnv):
     def _fault(self, index: int, when: Optional[str], expectation: str, actual: str, fix: str) -> None:
         if when is None:
             steps = int(self._steps[index])
-            when = f"at reset (after step {steps})" if self._needs_reset[index] else f"at step {steps}"
+            when = f"at reset (after step {steps})" if self._needs_reset[index] else f"at step {steps + 1}"
         self.closed = True
         self._stop_workers(grace=0.0)
         label = self.labels[index]

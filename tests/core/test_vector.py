@@ -61,7 +61,7 @@ def test_an_exception_in_a_sub_env_names_the_env_and_step():
     venv = bridge.vectorize(lambda: Countdown(2), 2)
     venv.reset(seed=0)
     venv.step(np.array([0, 0]))
-    with raises_exactly(ContractError, "env 1 (<Countdown>) at step 1 must step without raising, got ValueError: bad luck. Fix the error in the env's step()."):
+    with raises_exactly(ContractError, "env 1 (<Countdown>) at step 2 must step without raising, got ValueError: bad luck. Fix the error in the env's step()."):
         venv.step(np.array([0, 1]))
 
 

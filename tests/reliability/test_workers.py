@@ -74,7 +74,7 @@ def test_a_process_worker_fault_names_env_and_step_and_closes_every_worker(fault
         vec = bridge.vectorize(functools.partial(Ticker, fault, 3, 11), 3, workers="process", timeout=timeout)
         vec.reset(seed=10)  # env 1 gets seed 11
         started = step_until_fault(lambda: vec.step(_actions(3)))
-        text = f"env 1 (<Ticker>) at step 3 must {expectation}, got {actual}. {fix}; every worker is closed."
+        text = f"env 1 (<Ticker>) at step 4 must {expectation}, got {actual}. {fix}; every worker is closed."
         with raises_exactly(ContractError, text):
             vec.step(_actions(3))
         elapsed = time.monotonic() - started
@@ -151,7 +151,7 @@ def test_an_sb3_subprocess_fault_names_env_and_step_and_closes_every_worker(faul
         assert isinstance(vec, SubprocVecEnv)  # SB3's own class underneath
         vec.reset()
         started = step_until_fault(lambda: vec.step(_actions(3)))
-        text = f"env 1 (<Ticker>) at step 3 must {expectation}, got {actual}. {fix}; every worker is closed."
+        text = f"env 1 (<Ticker>) at step 4 must {expectation}, got {actual}. {fix}; every worker is closed."
         with raises_exactly(ContractError, text):
             vec.step(_actions(3))
         elapsed = time.monotonic() - started
@@ -180,7 +180,7 @@ def test_a_dreamerv2_async_fault_names_env_and_step_and_closes_every_worker(faul
 
         started = step_until_fault(both_step)
         text = (
-            f"DreamerV2 env Ticker (process worker) at step 3 must {expectation}, got {actual}. "
+            f"DreamerV2 env Ticker (process worker) at step 4 must {expectation}, got {actual}. "
             f"{fix}; this worker and every other open process worker are closed."
         )
         with raises_exactly(ContractError, text):
