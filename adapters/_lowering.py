@@ -184,10 +184,11 @@ def _lower_box_as_float32(space: ns.Box, gym: Any) -> Lowering:
     high = np.where(high32 < space.high, np.nextafter(high32, np.float32(np.inf)), high32)
     target = gym.spaces.Box(low, high, space.shape, np.float32)
     invalid, invalid_batch = _array_check(space.shape, np.dtype(np.float32), low, high, "float")
-    f32, f64 = np.float32, np.float64
+    f32, f64, largest = np.float32, np.float64, float(np.finfo(np.float32).max)
 
     def encode(x: Any) -> np.ndarray:
-        return np.asarray(x).astype(f32)
+        # saturate: past float32's range a cast gives inf, and a finite observation must stay finite
+        return np.asarray(np.clip(x, -largest, largest)).astype(f32)
 
     def decode(x: Any) -> np.ndarray:
         return np.clip(np.asarray(x, dtype=f64), space.low, space.high)

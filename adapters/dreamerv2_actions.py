@@ -44,8 +44,9 @@ class ActionLowering:
             inner, self.principal_key = space["action"], "action"
         path = "action['action']" if self.principal_key else "action"
         self.space, decode, self.discrete = _lower_action(inner, path, action_bounds, check_actions)
-        self.encode = _action_encoder(inner, self.space)
+        encode = _action_encoder(inner, self.space)
         key = self.principal_key
+        self.encode = encode if key is None else (lambda a: encode(a[key]))
         self.decode = decode if key is None else (lambda a: {key: decode(a)})
         # the (low, high) that -1 and 1 map onto, in the neutral dtype (None for discrete actions)
         self.bounds = getattr(decode, "bounds", None)
@@ -67,7 +68,8 @@ def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> T
         start = space.start
         return (
             gym.spaces.Discrete(space.n),
-            _index_decoder(space.n, path, check, (lambda i: start + i) if start else None),
+            # always np.int64 (the neutral Discrete's type), whatever integer type the agent sent
+            _index_decoder(space.n, path, check, lambda i: np.int64(start + i)),
             True,
         )
     if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary)):
@@ -134,11 +136,11 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
     low, high = space.low.astype(np.float64), space.high.astype(np.float64)
     if bounds is not None:
         low, high = _user_bounds(space, bounds)
-    bad = np.argwhere(~(np.isfinite(low) & np.isfinite(high)))
-    if bad.size:
-        index = tuple(int(i) for i in bad[0])
+    finite = np.isfinite(low) & np.isfinite(high)
+    if not finite.all():  # (argwhere of a 0-d array is empty: test .all(), then locate)
+        index = tuple(int(i) for i in np.argwhere(~finite)[0])
         raise refuse(
-            f"{path}{list(index)}",
+            f"{path}{list(index)}" if index else path,
             "have finite bounds for DreamerV2's NormalizeAction (it passes unbounded dims through unscaled)",
             f"[{low[index]!r}, {high[index]!r}]",
             "Pass action_bounds=(low, high) with the finite range the policy should cover, or declare finite bounds",

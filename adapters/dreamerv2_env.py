@@ -210,9 +210,15 @@ def to_dreamer_ready(
     ``strict=True`` also checks every observation against its space (not free; see
     docs/bad-input.md); wrap the result with :func:`wrap_chain` for DreamerV2's chain.
     """
-    ready = DreamerReadyEnv(
-        _resolve(env), size=size, action_bounds=action_bounds, check_actions=check_actions, strict=strict
-    )
+    neutral = _resolve(env)
+    try:
+        ready = DreamerReadyEnv(
+            neutral, size=size, action_bounds=action_bounds, check_actions=check_actions, strict=strict
+        )
+    except Exception:
+        if neutral is not env:  # built here from an id or factory: a refusal leaves nothing open
+            neutral.close()
+        raise
     if seed is not None:
         ready.seed(seed)
     return ready

@@ -240,11 +240,16 @@ def to_gym(env: Any, *, check_actions: bool = True, strict: bool = False) -> Gym
     Raises:
         ConversionError: a space gym 0.23 cannot hold; nothing is wrapped.
     """
-    if isinstance(env, str):
-        from bridge.registry import make
+    if not isinstance(env, str):
+        return GymEnv(env, check_actions=check_actions, strict=strict)
+    from bridge.registry import make
 
-        env = make(env)
-    return GymEnv(env, check_actions=check_actions, strict=strict)
+    neutral = make(env)
+    try:
+        return GymEnv(neutral, check_actions=check_actions, strict=strict)
+    except Exception:
+        neutral.close()  # built here from an id: a refusal leaves nothing open
+        raise
 
 
 def make_gym(entry_point: Any, max_episode_steps: Optional[int] = None, **kwargs: Any) -> GymEnv:

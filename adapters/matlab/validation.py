@@ -14,7 +14,7 @@ from bridge.adapters.matlab.convert import fail
 from bridge.adapters.matlab.datatypes import DATA_TYPES
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import unwrap_function_env
-from bridge.adapters.matlab.specs import rlNumericSpec
+from bridge.adapters.matlab.specs import _int_bound, rlNumericSpec
 
 from bridge import spaces
 from bridge.env import Env
@@ -178,6 +178,7 @@ def _leaf(space: spaces.Space, role: str, path: str, name: str = "") -> Any:
                 "Use float32 or float64",
                 ConversionError,
             )
+        _exact_limits(space, subject)
         dims = list(space.shape) or [1, 1]
         return rlNumericSpec(dims, _limit(space.low), _limit(space.high), _BOX_CLASS[space.dtype], Name=name)
     if isinstance(space, spaces.MultiDiscrete) and role == "observation":
@@ -195,6 +196,24 @@ def _leaf(space: spaces.Space, role: str, path: str, name: str = "") -> Any:
         "Flatten nested spaces into channels, or use Discrete for a discrete action",
         ConversionError,
     )
+
+
+def _exact_limits(space: spaces.Box, subject: str) -> None:
+    """MATLAB limits are doubles: refuse integer bounds a double cannot hold (beyond 2**53)."""
+    if space.dtype.kind not in "iu":
+        return
+    info = np.iinfo(space.dtype)
+    for bound in (space.low, space.high):
+        back = _int_bound(bound.astype(np.float64), info)
+        if (back != bound).any():
+            index = tuple(int(i) for i in np.argwhere(back != bound)[0])
+            raise fail(
+                f"{subject}{list(index)}" if index else subject,
+                "have integer bounds a MATLAB double limit holds exactly (within +-2**53, or the class's full range)",
+                repr(bound[index].item()),
+                "Narrow the bounds, or use the class's full range (MATLAB's infinite limits)",
+                ConversionError,
+            )
 
 
 def _limit(bound: np.ndarray) -> Any:

@@ -95,7 +95,8 @@ class Box(Space):
     def sample(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
         rng = _rng(rng)
         if self.dtype.kind in "iu":
-            return rng.integers(self.low, self.high, endpoint=True, dtype=self.dtype)
+            # the scalar type, not the dtype: numpy 1.19 calls it for shape () (TypeError otherwise)
+            return rng.integers(self.low, self.high, endpoint=True, dtype=self.dtype.type)
         low, high = self.low.astype(np.float64), self.high.astype(np.float64)
         both = self._finite_low & self._finite_high
         only_low = self._finite_low & ~self._finite_high
