@@ -127,8 +127,12 @@ def export_env(name: str, env):
         raise
 
 
+# whole exports cost more than lowerings: a few trees per run, more under the fuzz profile
+WHOLE_EXPORT_EXAMPLES = 8 if settings.default.max_examples < 1000 else 500
+
+
 @pytest.mark.parametrize("name", sorted(EXPORTS))
-@settings(max_examples=8)
+@settings(max_examples=WHOLE_EXPORT_EXAMPLES)
 @given(observation=trees(2), action=trees(1), seed=SEEDS)
 def test_whole_export_builds_fully_or_not_at_all(name: str, observation: ns.Space, action: ns.Space, seed: int) -> None:
     env_class = tree_env(observation, action)
