@@ -102,6 +102,7 @@ class Guard:
         except BridgeError:
             raise
         except Exception as e:
+            self._end("an exception in reset()")
             raise ContractError(self._raised("reset()", e)) from e
         if self.check_output:
             if type(out) is not tuple or len(out) != 2:
