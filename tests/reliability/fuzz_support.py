@@ -23,10 +23,8 @@ ROLES = ("observation", "action")
 # -- generated trees -----------------------------------------------------------------------------
 # keys include the characters the exports join nested keys with ("." and "/") and the names
 # DreamerV2 reserves, so collisions and reserved keys are generated, not only hand-written
-KEYS = st.one_of(
-    st.text("abc_", min_size=1, max_size=3),
-    st.sampled_from(["a.b", "a/b", "0", "1", "pos", "action", "reward", "log_x", "is_first"]),
-)
+_SPECIAL_KEYS = ["a", "b", "a.b", "a/b", "0", "1", "pos", "action", "reward", "log_x", "is_first"]
+KEYS = st.one_of(st.sampled_from(_SPECIAL_KEYS), st.sampled_from(_SPECIAL_KEYS), st.text("abc_", min_size=1, max_size=3))
 
 
 @st.composite
@@ -69,6 +67,14 @@ def _nested(children: st.SearchStrategy) -> st.SearchStrategy:
     return st.one_of(
         st.lists(children, min_size=1, max_size=3).map(ns.Tuple),
         st.dictionaries(KEYS, children, min_size=1, max_size=3).map(lambda d: ns.Dict(list(d.items()))),
+        # keys that collide once nested keys are joined with "." or "/" (rare by chance alone)
+        st.builds(
+            lambda sep, a, b, c: ns.Dict([(f"a{sep}b", a), ("a", ns.Dict([("b", b)])), ("0", ns.Tuple([c]))]),
+            st.sampled_from([".", "/"]),
+            children,
+            children,
+            children,
+        ),
     )
 
 
