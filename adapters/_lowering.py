@@ -185,10 +185,22 @@ def _lower_box_as_float32(space: ns.Box, gym: Any) -> Lowering:
     target = gym.spaces.Box(low, high, space.shape, np.float32)
     invalid, invalid_batch = _array_check(space.shape, np.dtype(np.float32), low, high, "float")
     f32, f64, largest = np.float32, np.float64, float(np.finfo(np.float32).max)
+    # past float32's range a cast gives inf; a finite observation must stay finite (saturate)
+    fits = bool((np.abs(space.low) <= largest).all() and (np.abs(space.high) <= largest).all())
+    small, inf = space.low.size <= 64, float("inf")
 
     def encode(x: Any) -> np.ndarray:
-        # saturate: past float32's range a cast gives inf, and a finite observation must stay finite
-        return np.asarray(np.clip(x, -largest, largest)).astype(f32)
+        out = np.asarray(x).astype(f32)
+        if fits:
+            return out
+        if small and out.ndim == len(space.shape):  # Python's `in` beats numpy calls on small arrays
+            flat = out.ravel().tolist()
+            if inf not in flat and -inf not in flat:
+                return out
+        over = np.isinf(out) & np.isfinite(x)
+        if over.any():
+            out[over] = np.copysign(largest, np.asarray(x)[over])
+        return out
 
     def decode(x: Any) -> np.ndarray:
         return np.clip(np.asarray(x, dtype=f64), space.low, space.high)

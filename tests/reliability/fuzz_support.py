@@ -87,12 +87,13 @@ def trees(depth: int = 3) -> st.SearchStrategy:
 
 
 # -- values --------------------------------------------------------------------------------------
-def corner(space: ns.Space, high: bool) -> Any:
-    """The value with every leaf at its lowest (or highest) point; the dtype's extreme for infinity."""
+def corner(space: ns.Space, high: bool, infinite: bool = False) -> Any:
+    """The value with every leaf at its lowest (or highest) point: for an infinite bound the dtype's
+    largest finite value, or (``infinite``) the infinity itself, which such a Box contains too."""
     if isinstance(space, ns.Dict):
-        return {k: corner(s, high) for k, s in space.items()}
+        return {k: corner(s, high, infinite) for k, s in space.items()}
     if isinstance(space, ns.Tuple):
-        return tuple(corner(s, high) for s in space)
+        return tuple(corner(s, high, infinite) for s in space)
     if isinstance(space, ns.Discrete):
         return np.int64(space.start + (space.n - 1 if high else 0))
     if isinstance(space, ns.MultiDiscrete):
@@ -100,16 +101,17 @@ def corner(space: ns.Space, high: bool) -> Any:
     if isinstance(space, ns.MultiBinary):
         return np.full(space.shape, int(high), np.int8)
     bound = space.high if high else space.low
-    if space.dtype.kind == "f":
+    if space.dtype.kind == "f" and not infinite:
         extreme = np.finfo(space.dtype).max
         bound = np.clip(bound, -extreme, extreme)
     return np.array(bound, dtype=space.dtype).reshape(space.shape)
 
 
 def values(space: ns.Space, seed: int, n: int = 2) -> List[Any]:
-    """Two corners and ``n`` samples, each a value of ``space``."""
+    """Four corners (finite extremes, then infinities) and ``n`` samples, each a value of ``space``."""
     rng = np.random.default_rng(seed)
-    out = [corner(space, False), corner(space, True)] + [space.sample(rng) for _ in range(n)]
+    corners = [corner(space, high, infinite) for infinite in (False, True) for high in (False, True)]
+    out = corners + [space.sample(rng) for _ in range(n)]
     for value in out:
         if not space.contains(value):  # the harness itself must only feed valid values
             raise AssertionError(f"harness value {value!r} is not in {space!r}")
@@ -281,14 +283,16 @@ F32_MAX = float(np.finfo(np.float32).max)
 
 
 def presented_as_float32(space: ns.Space, value: Any) -> Any:
-    """What to_sb3 announces for observations: float64 Box leaves rounded to float32 (saturated at
-    float32's largest finite value, then clipped to the bounds); everything else unchanged."""
+    """What to_sb3 announces for observations: float64 Box leaves rounded to float32 (a finite value
+    saturated at float32's largest finite value, then clipped to the bounds); the rest unchanged."""
     if isinstance(space, ns.Dict):
         return {k: presented_as_float32(s, value[k]) for k, s in space.items()}
     if isinstance(space, ns.Tuple):
         return tuple(presented_as_float32(s, v) for s, v in zip(space, value))
     if isinstance(space, ns.Box) and space.dtype == np.float64:
-        rounded = np.clip(value, -F32_MAX, F32_MAX).astype(np.float32).astype(np.float64)
+        # finite values saturate at float32's largest finite value; infinities stay infinite
+        saturated = np.where(np.isfinite(value), np.clip(value, -F32_MAX, F32_MAX), value)
+        rounded = saturated.astype(np.float32).astype(np.float64)
         return np.asarray(np.clip(rounded, space.low, space.high))
     return value
 

@@ -200,12 +200,14 @@ def test_matlab_refuses_integer_bounds_a_double_cannot_hold() -> None:
 @pytest.mark.skipif(RUN_ERA != "modern", reason="SB3 runs in the modern era")
 def test_sb3_float32_presentation_keeps_finite_values_finite() -> None:
     """adapters/_lowering.py: to_sb3's float32 presentation turned a float64 value past float32's
-    range into inf; it now saturates at float32's largest finite value."""
+    range into inf; it now saturates at float32's largest finite value (an infinity stays one)."""
     from bridge.adapters.sb3 import to_sb3
 
-    export = to_sb3(tree_env(ns.Box(-np.inf, np.inf, (2,), np.float64), ns.Discrete(2))())
-    out = export.observation_lowering.encode(np.array([1e300, -1e300]))
-    assert out.dtype == np.float32 and np.isfinite(out).all()
+    export = to_sb3(tree_env(ns.Box(-np.inf, np.inf, (4,), np.float64), ns.Discrete(2))())
+    largest = np.finfo(np.float32).max
+    with np.errstate(over="ignore"):
+        out = export.observation_lowering.encode(np.array([1e300, -1e300, np.inf, 0.5]))
+    assert_identical(out, np.array([largest, -largest, np.inf, 0.5], np.float32))
     assert export.observation_space.contains(out)
 
 
