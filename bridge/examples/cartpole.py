@@ -34,6 +34,37 @@ def _euler(x: Any, x_dot: Any, theta: Any, theta_dot: Any, force: Any) -> Tuple[
     return x + TAU * x_dot, x_dot + TAU * x_acc, theta + TAU * theta_dot, theta_dot + TAU * theta_acc
 
 
+def _euler_rows(rows: np.ndarray, force: np.ndarray) -> None:
+    """:func:`_euler` in place on (4, n) contiguous rows: the same operations in the same order
+    (so the same bits, which the tests check against scalar CartPoles), without temporaries."""
+    x, x_dot, theta, theta_dot = rows
+    cos, sin = np.cos(theta), np.sin(theta)
+    temp = np.square(theta_dot)  # theta_dot**2
+    temp *= POLE_MASS_LENGTH
+    temp *= sin
+    temp += force
+    temp /= TOTAL_MASS
+    sin *= GRAVITY  # GRAVITY * sin
+    denom = np.square(cos)  # HALF_LENGTH * (4/3 - POLE_MASS * cos**2 / TOTAL_MASS)
+    denom *= POLE_MASS
+    denom /= TOTAL_MASS
+    np.subtract(4.0 / 3.0, denom, out=denom)
+    denom *= HALF_LENGTH
+    theta_acc = cos * temp
+    np.subtract(sin, theta_acc, out=theta_acc)
+    theta_acc /= denom
+    x_acc = theta_acc * POLE_MASS_LENGTH  # temp - POLE_MASS_LENGTH * theta_acc * cos / TOTAL_MASS
+    x_acc *= cos
+    x_acc /= TOTAL_MASS
+    np.subtract(temp, x_acc, out=x_acc)
+    x += TAU * x_dot
+    theta += TAU * theta_dot
+    x_acc *= TAU
+    x_dot += x_acc
+    theta_acc *= TAU
+    theta_dot += theta_acc
+
+
 def fallen(state: np.ndarray) -> Union[bool, np.ndarray]:
     """True where the cart left the track or the pole tilted past 12 degrees."""
     return (np.abs(state[..., 0]) > X_LIMIT) | (np.abs(state[..., 2]) > THETA_LIMIT)
@@ -105,7 +136,7 @@ class CartPoleVector(VectorEnv):
     def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         force = np.where(np.asarray(actions) == 1, FORCE_MAG, -FORCE_MAG)
         rows = self.rows
-        rows[0], rows[1], rows[2], rows[3] = _euler(rows[0], rows[1], rows[2], rows[3], force)
+        _euler_rows(rows, force)
         self.steps += 1
         terminated = (np.abs(rows[0]) > X_LIMIT) | (np.abs(rows[2]) > THETA_LIMIT)
         truncated = (self.steps >= self.max_episode_steps) & ~terminated
