@@ -44,8 +44,17 @@ class Lowering:
 
     __slots__ = ("space", "encode", "decode", "encode_batch", "decode_batch", "invalid", "invalid_batch", "identity")
 
-    def __init__(self, space: Any, encode: Fn, decode: Fn, encode_batch: Fn, decode_batch: Fn,
-                 invalid: Check, invalid_batch: Check, identity: bool = False) -> None:
+    def __init__(
+        self,
+        space: Any,
+        encode: Fn,
+        decode: Fn,
+        encode_batch: Fn,
+        decode_batch: Fn,
+        invalid: Check,
+        invalid_batch: Check,
+        identity: bool = False,
+    ) -> None:
         self.space, self.encode, self.decode = space, encode, decode
         self.encode_batch, self.decode_batch = encode_batch, decode_batch
         self.invalid, self.invalid_batch = invalid, invalid_batch
@@ -56,10 +65,14 @@ def _same(x: Any) -> Any:
     return x
 
 
-def lower(space: ns.Space, path: str, gym: Any, image_layout: str = "CHW", float64_as_float32: bool = False) -> Lowering:
+def lower(
+    space: ns.Space, path: str, gym: Any, image_layout: str = "CHW", float64_as_float32: bool = False
+) -> Lowering:
     """The lowering of neutral ``space`` at ``path`` (e.g. ``"observation"``) to ``gym.spaces``."""
     if image_layout not in LAYOUTS:
-        raise refuse("image_layout", f"be one of {LAYOUTS}", repr(image_layout), "Pass image_layout='CHW' (SB3) or 'HWC'")
+        raise refuse(
+            "image_layout", f"be one of {LAYOUTS}", repr(image_layout), "Pass image_layout='CHW' (SB3) or 'HWC'"
+        )
     if isinstance(space, (ns.Dict, ns.Tuple)):
         return _lower_composite(space, path, gym, image_layout, float64_as_float32)
     if isinstance(space, ns.Image):
@@ -75,13 +88,17 @@ def lower(space: ns.Space, path: str, gym: Any, image_layout: str = "CHW", float
     if isinstance(space, ns.MultiBinary):
         return _lower_multi_binary(space, gym)
     raise refuse(
-        path, "be a bridge space Gymnasium can express", type(space).__name__,
+        path,
+        "be a bridge space Gymnasium can express",
+        type(space).__name__,
         "Use Box, Image, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple",
     )
 
 
 # -- validation helpers: target-side checks, vectorised, messages in exported terms -------------
-def _array_check(shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high: np.ndarray, kind: str) -> Tuple[Check, Check]:
+def _array_check(
+    shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high: np.ndarray, kind: str
+) -> Tuple[Check, Check]:
     """Checks for numeric arrays of ``shape`` whose elements lie in [low, high]."""
     integer = kind == "int"
 
@@ -90,10 +107,20 @@ def _array_check(shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high:
             if integer and not batch and shape == () and isinstance(x, int) and not isinstance(x, bool):
                 x = np.int64(x)
             else:
-                return (path, f"be a numpy array of dtype {dtype} and shape {shape}", _describe(x), f"Pass np.asarray(action, dtype=np.{dtype})")
+                return (
+                    path,
+                    f"be a numpy array of dtype {dtype} and shape {shape}",
+                    _describe(x),
+                    f"Pass np.asarray(action, dtype=np.{dtype})",
+                )
         want = (x.shape[:1] + shape) if batch and x.ndim else shape
         if x.shape != want or (batch and x.ndim == 0):
-            return (path, f"have shape {('(num_envs,) + ' if batch else '')}{shape}", f"shape {x.shape}", "Reshape it to the action space's shape")
+            return (
+                path,
+                f"have shape {('(num_envs,) + ' if batch else '')}{shape}",
+                f"shape {x.shape}",
+                "Reshape it to the action space's shape",
+            )
         ok_kind = x.dtype.kind in "iu" if integer else np.can_cast(x.dtype, dtype)
         if not ok_kind:
             need = "an integer dtype" if integer else f"a dtype that casts safely to {dtype}"
@@ -104,7 +131,12 @@ def _array_check(shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high:
             bound = index[1:] if batch else index
             where = f"{path}{list(index)}" if index else path
             expectation = f"lie in [{low[bound].item()!r}, {high[bound].item()!r}]"
-            return (where, expectation, repr(x[index].item()), "Sample from env.action_space or clip the action into its bounds")
+            return (
+                where,
+                expectation,
+                repr(x[index].item()),
+                "Sample from env.action_space or clip the action into its bounds",
+            )
         return None
 
     return _fast_single(shape, dtype, low, high, integer, check), _fast_batch(shape, low, high, integer, check)
@@ -130,7 +162,9 @@ def _fast_batch(shape: Tuple[int, ...], low: np.ndarray, high: np.ndarray, integ
     return lambda x, path: check(x, path, True)
 
 
-def _fast_single(shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high: np.ndarray, integer: bool, check: Any) -> Check:
+def _fast_single(
+    shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high: np.ndarray, integer: bool, check: Any
+) -> Check:
     """The per-step check: a cheap test of the common valid case, the full check otherwise."""
     if shape == () and integer:  # Discrete: plain ints and int64 scalars
         lo, hi = int(low), int(high)
@@ -269,7 +303,9 @@ def _lower_multi_binary(space: ns.MultiBinary, gym: Any) -> Lowering:
     shape = space.shape
     size = int(np.prod(shape))
     target = gym.spaces.MultiBinary(size)
-    invalid, invalid_batch = _array_check((size,), np.dtype(np.int8), np.zeros(size, np.int8), np.ones(size, np.int8), "int")
+    invalid, invalid_batch = _array_check(
+        (size,), np.dtype(np.int8), np.zeros(size, np.int8), np.ones(size, np.int8), "int"
+    )
     return Lowering(
         target,
         lambda x: x.reshape(-1),
@@ -298,10 +334,12 @@ def _lower_composite(space: ns.Space, path: str, gym: Any, layout: str, float64_
     found: List[tuple] = []
     _leaves(space, path, (), found)
     seen: dict = {}
-    for keys, flat, _, where in found:
+    for _keys, flat, _, where in found:
         if flat in seen:
             raise refuse(
-                where, f"flatten to a key other than {seen[flat]}'s", repr(flat),
+                where,
+                f"flatten to a key other than {seen[flat]}'s",
+                repr(flat),
                 f"Rename keys so that no key contains {KEY_SEPARATOR!r} (SB3 needs one level of Dict)",
             )
         seen[flat] = where
@@ -337,7 +375,12 @@ def _lower_composite(space: ns.Space, path: str, gym: Any, layout: str, float64_
         def check(x: Any, where: str) -> Optional[Mismatch]:
             if not isinstance(x, dict) or x.keys() != expected:
                 got = sorted(x) if isinstance(x, dict) else _describe(x)
-                return (where, f"be a dict with the keys {flat_keys}", got, "Pass one entry per key of env.action_space")
+                return (
+                    where,
+                    f"be a dict with the keys {flat_keys}",
+                    got,
+                    "Pass one entry per key of env.action_space",
+                )
             for flat, inner in fns:
                 bad = inner(x[flat], f"{where}[{flat!r}]")
                 if bad is not None:

@@ -10,9 +10,9 @@ import itertools
 from typing import Any, Optional, Tuple
 
 import numpy as np
+from bridge.adapters.dreamerv2_lowering import Fn, _short, _show, gym, refuse
 
 from bridge import spaces
-from bridge.adapters.dreamerv2_lowering import Fn, _short, _show, gym, refuse
 from bridge.errors import ContractError, SpecError, message
 
 MAX_JOINT_ACTIONS = 1024

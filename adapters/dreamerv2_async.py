@@ -20,13 +20,14 @@ from multiprocessing.connection import wait
 from typing import Any, Callable, Optional
 
 from bridge.adapters.dreamerv2_env import load_dreamerv2
+
 from bridge.env import Env
 from bridge.errors import ContractError, message
 from bridge.vector_process import died, raised, stop_processes, timed_out
 
 __all__ = ["WatchedAsync", "env_label"]
 
-_OPEN: "weakref.WeakSet[WatchedAsync]" = weakref.WeakSet()
+_OPEN: weakref.WeakSet[WatchedAsync] = weakref.WeakSet()
 _CAUSE = "The above exception was the direct cause of the following exception:"
 
 

@@ -13,9 +13,9 @@ import io
 from typing import Any, Sequence
 
 import numpy as np
-
 from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2, wrap_chain
 from bridge.adapters.dreamerv2_lowering import RESERVED_KEYS
+
 from bridge.checker import Report, register_profile
 from bridge.env import Env, TimeLimit
 from bridge.errors import BridgeError

@@ -13,6 +13,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 from bridge.adapters.dreamerv2_actions import ActionLowering
 from bridge.adapters.dreamerv2_lowering import ObservationLowering, gym, lowering_summary
 from bridge.compat import optional_import
+
 from bridge.env import Env
 from bridge.errors import SpecError, message
 from bridge.guard import Guard

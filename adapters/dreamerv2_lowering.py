@@ -35,9 +35,9 @@ from typing import Any, Callable, List, Sequence, Tuple
 from typing import Dict as DictT
 
 import numpy as np
+from bridge.compat import optional_import
 
 from bridge import spaces
-from bridge.compat import optional_import
 from bridge.errors import ConversionError, message
 
 gym = optional_import("gym", "bridge.adapters.dreamerv2")

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Mapping
 from bridge.adapters.dreamerv2_check import key_regex
 from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2, to_dreamer_ready
 from bridge.compat import optional_import
+
 from bridge.errors import SpecError, message
 
 __all__ = ["dreamer_config", "train", "train_command", "VIDEO_PLACEHOLDER"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 import numpy as np
-
 from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2
+
 from bridge.conformance.replay import StepOut, View, register_view
 from bridge.env import Env
 

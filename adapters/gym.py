@@ -13,9 +13,9 @@ from collections import OrderedDict
 from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
+from bridge.compat import optional_import
 
 from bridge import spaces
-from bridge.compat import optional_import
 from bridge.env import Env, TimeLimit
 from bridge.errors import ContractError, ConversionError, SpecError, message
 from bridge.guard import Guard
@@ -131,10 +131,8 @@ def _action_decoder(space: spaces.Space) -> Encoder:
         parts = [(k, _action_decoder(s)) for k, s in space.items()]
         return lambda x: {k: f(x[k]) for k, f in parts} if isinstance(x, dict) and set(x) == set(space.spaces) else x
     parts_t = [_action_decoder(s) for s in space]
-    return (
-        lambda x: tuple(f(v) for f, v in zip(parts_t, x))
-        if isinstance(x, (tuple, list)) and len(x) == len(parts_t)
-        else x
+    return lambda x: (
+        tuple(f(v) for f, v in zip(parts_t, x)) if isinstance(x, (tuple, list)) and len(x) == len(parts_t) else x
     )
 
 

@@ -7,8 +7,8 @@ import warnings
 from typing import Any, Optional
 
 import numpy as np
-
 from bridge.adapters.gym import gym, to_gym
+
 from bridge.checker import Report, register_profile
 from bridge.conformance.replay import StepOut, View, register_view
 from bridge.env import Env, TimeLimit

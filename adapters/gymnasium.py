@@ -13,13 +13,14 @@ import functools
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
-
 from bridge.adapters._lowering import Lowering, lower, refuse
 from bridge.compat import optional_import
+
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, message
 from bridge.guard import Guard
-from bridge.registry import load_entry_point, make as _bridge_make
+from bridge.registry import load_entry_point
+from bridge.registry import make as _bridge_make
 from bridge.registry import registry as _bridge_registry
 
 gymnasium = optional_import("gymnasium", "bridge.adapters.gymnasium")
@@ -37,14 +38,24 @@ class GymnasiumEnv(gymnasium.Env):
         observation_lowering, action_lowering: the precomputed space lowerings.
     """
 
-    def __init__(self, neutral: Env, *, image_layout: str = "CHW", check_actions: bool = True, normalize_actions: bool = False,
-                 float64_as_float32: bool = False, strict: bool = False) -> None:
+    def __init__(
+        self,
+        neutral: Env,
+        *,
+        image_layout: str = "CHW",
+        check_actions: bool = True,
+        normalize_actions: bool = False,
+        float64_as_float32: bool = False,
+        strict: bool = False,
+    ) -> None:
         self.neutral = neutral
         self.image_layout = image_layout
         self.check_actions = bool(check_actions)
         self.normalize_actions = bool(normalize_actions)
         self.float64_as_float32 = bool(float64_as_float32)  # SB3's presentation, announced by its profile
-        self.observation_lowering = lower(neutral.observation_space, "observation", gymnasium, image_layout, float64_as_float32)
+        self.observation_lowering = lower(
+            neutral.observation_space, "observation", gymnasium, image_layout, float64_as_float32
+        )
         self.action_lowering = _action_lowering(neutral.action_space, image_layout, normalize_actions)
         self.observation_space = self.observation_lowering.space
         self.action_space = self.action_lowering.space
@@ -112,17 +123,30 @@ class GymnasiumEnv(gymnasium.Env):
     # -- snapshots -------------------------------------------------------------------------------
     def clone_state(self, *, include_rng: bool = True) -> dict:
         """The neutral snapshot plus the adapter's own state (layout, options, step count)."""
-        return {"class": _qualname(self), "adapter": self._adapter_state(), "env": self.neutral.clone_state(include_rng=include_rng)}
+        return {
+            "class": _qualname(self),
+            "adapter": self._adapter_state(),
+            "env": self.neutral.clone_state(include_rng=include_rng),
+        }
 
     def restore_state(self, snapshot: dict) -> None:
         """Rewind to a :meth:`clone_state` snapshot of an export with the same options."""
         got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
         if got != _qualname(self):
-            raise ContractError(message("snapshot", f"come from {_qualname(self)}", got, "Restore snapshots only into the export that made them"))
+            raise ContractError(
+                message(
+                    "snapshot",
+                    f"come from {_qualname(self)}",
+                    got,
+                    "Restore snapshots only into the export that made them",
+                )
+            )
         mine = {k: v for k, v in self._adapter_state().items() if k != "steps"}
         theirs = {k: v for k, v in snapshot["adapter"].items() if k != "steps"}
         if mine != theirs:
-            raise ContractError(message("snapshot export options", f"equal {mine}", theirs, "Export with the same options"))
+            raise ContractError(
+                message("snapshot export options", f"equal {mine}", theirs, "Export with the same options")
+            )
         self.neutral.restore_state(snapshot["env"])
         self.steps = int(snapshot["adapter"]["steps"])
         self._guard.restart(self.steps)
@@ -142,7 +166,12 @@ class GoalGymnasiumEnv(GymnasiumEnv):
         for key in ("achieved_goal", "desired_goal"):
             if not _is_plain_box(neutral.observation_space, key):
                 got = repr(neutral.observation_space[key]) if key in neutral.observation_space.keys() else "no such key"
-                raise refuse(f"observation[{key!r}]", "be a Box (goals pass to compute_reward unchanged)", got, "Declare goals as Box spaces")
+                raise refuse(
+                    f"observation[{key!r}]",
+                    "be a Box (goals pass to compute_reward unchanged)",
+                    got,
+                    "Declare goals as Box spaces",
+                )
         self._compute_reward = neutral.unwrapped.compute_reward
 
     def compute_reward(self, achieved_goal: Any, desired_goal: Any, info: Any) -> Any:
@@ -154,7 +183,12 @@ def _is_plain_box(space: Any, key: str) -> bool:
     """True when ``space[key]`` lowers unchanged (a Box that is not an Image)."""
     from bridge import spaces as ns
 
-    return isinstance(space, ns.Dict) and key in space.keys() and isinstance(space[key], ns.Box) and not isinstance(space[key], ns.Image)
+    return (
+        isinstance(space, ns.Dict)
+        and key in space.keys()
+        and isinstance(space[key], ns.Box)
+        and not isinstance(space[key], ns.Image)
+    )
 
 
 def _qualname(obj: object) -> str:
@@ -168,7 +202,12 @@ def _action_lowering(space: Any, layout: str, normalize: bool) -> Lowering:
     if not normalize:
         return lowering
     if type(space) is not ns.Box or space.dtype.kind != "f" or not space.is_bounded("both"):
-        raise refuse("action space", "be a bounded float Box for normalize_actions=True", repr(space), "Export without normalize_actions")
+        raise refuse(
+            "action space",
+            "be a bounded float Box for normalize_actions=True",
+            repr(space),
+            "Export without normalize_actions",
+        )
     low, high, dtype = space.low.astype(np.float64), space.high.astype(np.float64), space.dtype
     half = (high - low) / 2.0
     unit = gymnasium.spaces.Box(-1.0, 1.0, space.shape, np.float32)
@@ -225,9 +264,21 @@ def to_gymnasium(
     """
     neutral = _bridge_make(env, **kwargs) if isinstance(env, str) else env
     if not isinstance(neutral, Env):
-        raise SpecError(message("to_gymnasium env", "be a bridge.Env or a registered id", type(env).__name__, "Subclass bridge.Env or pass an id"))
-    options = {"image_layout": image_layout, "check_actions": check_actions, "normalize_actions": normalize_actions,
-               "float64_as_float32": float64_as_float32, "strict": strict}
+        raise SpecError(
+            message(
+                "to_gymnasium env",
+                "be a bridge.Env or a registered id",
+                type(env).__name__,
+                "Subclass bridge.Env or pass an id",
+            )
+        )
+    options = {
+        "image_layout": image_layout,
+        "check_actions": check_actions,
+        "normalize_actions": normalize_actions,
+        "float64_as_float32": float64_as_float32,
+        "strict": strict,
+    }
     cls = GoalGymnasiumEnv if hasattr(neutral.unwrapped, "compute_reward") else GymnasiumEnv
     try:
         export = cls(neutral, **options)
@@ -244,11 +295,23 @@ def _make_export(entry_point: Union[str, Callable[..., Env]], **kwargs: Any) -> 
     options = {k: kwargs.pop(k) for k in EXPORT_OPTIONS if k in kwargs}
     neutral = load_entry_point(entry_point)(**kwargs)
     if not isinstance(neutral, Env):
-        raise SpecError(message("entry point", "return a bridge.Env", type(neutral).__name__, "Return an instance of a bridge.Env subclass"))
+        raise SpecError(
+            message(
+                "entry point",
+                "return a bridge.Env",
+                type(neutral).__name__,
+                "Return an instance of a bridge.Env subclass",
+            )
+        )
     return to_gymnasium(neutral, **options)
 
 
-def register(id: str, entry_point: Union[str, Callable[..., Env]], max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None) -> None:
+def register(
+    id: str,
+    entry_point: Union[str, Callable[..., Env]],
+    max_episode_steps: Optional[int] = None,
+    kwargs: Optional[dict] = None,
+) -> None:
     """Register a neutral env with Gymnasium: ``gymnasium.make(id)`` returns its export.
 
     The step cap is Gymnasium's own ``TimeLimit`` (as ``gymnasium.make`` applies it);

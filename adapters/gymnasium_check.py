@@ -18,7 +18,10 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 # words in a runtime's warning -> what to do about it with envbridge
 _FIXES = (
-    ("symmetric and normalized", "Export with to_gymnasium(env, normalize_actions=True), which exposes the action as [-1, 1]"),
+    (
+        "symmetric and normalized",
+        "Export with to_gymnasium(env, normalize_actions=True), which exposes the action as [-1, 1]",
+    ),
     ("infinity", "Give the Box finite bounds if the values are bounded"),
     ("non-zero start", "Report this: envbridge lowers Discrete(start) to Discrete(n)"),
     ("render", "Declare metadata['render_modes'] and accept render_mode in the constructor"),
@@ -34,7 +37,7 @@ def _fix_for(text: str) -> str:
 
 def _clean(text: str) -> str:
     text = _ANSI.sub("", str(text)).strip()
-    return text[len("WARN: "):] if text.startswith("WARN: ") else text
+    return text[len("WARN: ") :] if text.startswith("WARN: ") else text
 
 
 def run_runtime_checker(report: Report, target: str, checker_name: str, run: Callable[[], Any]) -> bool:
@@ -79,7 +82,12 @@ def gymnasium_profile(env: Any, report: Report, seed: int) -> None:
     if export is None:
         return
     # without a spec Gymnasium cannot rebuild the env for other render modes (and warns so)
-    run_runtime_checker(report, T, "gymnasium.utils.env_checker.check_env", lambda: check_env(export, skip_render_check=export.spec is None))
+    run_runtime_checker(
+        report,
+        T,
+        "gymnasium.utils.env_checker.check_env",
+        lambda: check_env(export, skip_render_check=export.spec is None),
+    )
     export.reset(seed=seed)
 
 

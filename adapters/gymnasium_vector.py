@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any, Optional, Tuple
 
 import numpy as np
-
 from bridge.adapters._lowering import lower
 from bridge.compat import optional_import
+
 from bridge.errors import ContractError, SpecError, message
 from bridge.vector import VectorEnv
 
@@ -29,8 +29,12 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, vector_env: VectorEnv, *, image_layout: str = "CHW", check_actions: bool = True) -> None:
         if not isinstance(vector_env, VectorEnv):
             raise SpecError(
-                message("to_gymnasium_vector env", "be a bridge.VectorEnv", type(vector_env).__name__,
-                        "Vectorize with bridge.vectorize or subclass bridge.VectorEnv")
+                message(
+                    "to_gymnasium_vector env",
+                    "be a bridge.VectorEnv",
+                    type(vector_env).__name__,
+                    "Vectorize with bridge.vectorize or subclass bridge.VectorEnv",
+                )
             )
         self.neutral = vector_env
         self.num_envs = vector_env.num_envs

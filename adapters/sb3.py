@@ -15,13 +15,13 @@ import io
 from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
-
-from bridge import spaces as ns
+from bridge.adapters._lowering import refuse
 from bridge.adapters.gymnasium import GymnasiumEnv, to_gymnasium
 from bridge.adapters.gymnasium_check import export_or_report, run_runtime_checker
-from bridge.adapters._lowering import refuse
-from bridge.checker import Report, register_profile
 from bridge.compat import optional_import
+
+from bridge import spaces as ns
+from bridge.checker import Report, register_profile
 from bridge.env import Env
 from bridge.errors import ConversionError, SpecError, message
 from bridge.vector import VectorEnv
@@ -144,7 +144,14 @@ def _scalar_factory(source: Any, n_envs: int, env_kwargs: Optional[dict]) -> Opt
         return functools.partial(make, source, **(env_kwargs or {}))
     if isinstance(source, Env):
         if n_envs != 1:
-            raise SpecError(message("make_vec_env n_envs", "be 1 for a single env instance", n_envs, "Pass an id or a factory to build several envs"))
+            raise SpecError(
+                message(
+                    "make_vec_env n_envs",
+                    "be 1 for a single env instance",
+                    n_envs,
+                    "Pass an id or a factory to build several envs",
+                )
+            )
         return lambda: source
     if callable(source):
         probe = source(**(env_kwargs or {}))
@@ -154,9 +161,18 @@ def _scalar_factory(source: Any, n_envs: int, env_kwargs: Optional[dict]) -> Opt
         if isinstance(probe, Env):
             probe.close()
             return functools.partial(source, **(env_kwargs or {}))
-        raise SpecError(message("make_vec_env factory", "return a bridge.Env or a bridge.VectorEnv", type(probe).__name__, "Return a neutral env"))
+        raise SpecError(
+            message(
+                "make_vec_env factory",
+                "return a bridge.Env or a bridge.VectorEnv",
+                type(probe).__name__,
+                "Return a neutral env",
+            )
+        )
     expectation = "be an id, a bridge.Env, a factory or a bridge.VectorEnv"
-    raise SpecError(message("make_vec_env env", expectation, type(source).__name__, "Pass e.g. 'envbridge/GridWorld-v0'"))
+    raise SpecError(
+        message("make_vec_env env", expectation, type(source).__name__, "Pass e.g. 'envbridge/GridWorld-v0'")
+    )
 
 
 def _batched(vector_env: VectorEnv, n_envs: int, seed: Optional[int], options: Dict[str, Any]) -> Any:
@@ -164,8 +180,10 @@ def _batched(vector_env: VectorEnv, n_envs: int, seed: Optional[int], options: D
 
     if vector_env.autoreset_mode != "same-step":
         raise refuse(
-            "vector env autoreset_mode for SB3", "be 'same-step' (SB3 resets on the ending step)",
-            vector_env.autoreset_mode, "Build the VectorEnv with autoreset_mode='same-step'",
+            "vector env autoreset_mode for SB3",
+            "be 'same-step' (SB3 resets on the ending step)",
+            vector_env.autoreset_mode,
+            "Build the VectorEnv with autoreset_mode='same-step'",
         )
     if n_envs not in (1, vector_env.num_envs):
         expectation = f"be 1 or the VectorEnv's num_envs ({vector_env.num_envs})"
@@ -173,7 +191,9 @@ def _batched(vector_env: VectorEnv, n_envs: int, seed: Optional[int], options: D
     unknown = set(options) - {"image_layout", "check_actions"}
     if unknown:
         expectation = "be image_layout or check_actions"
-        raise SpecError(message("make_vec_env options for a VectorEnv", expectation, sorted(unknown), "Drop the other options"))
+        raise SpecError(
+            message("make_vec_env options for a VectorEnv", expectation, sorted(unknown), "Drop the other options")
+        )
     vec = BatchedVecEnv(vector_env, **options)
     vec.seed(seed)
     return vec
@@ -192,7 +212,9 @@ def sb3_profile(env: Any, report: Report, seed: int) -> None:
         report.add(T, "error", *error.parts, check="lowering")
         return
     with contextlib.redirect_stdout(io.StringIO()):  # SB3 prints a note about goal envs
-        run_runtime_checker(report, T, "stable_baselines3.common.env_checker.check_env", lambda: check_env(export, warn=True))
+        run_runtime_checker(
+            report, T, "stable_baselines3.common.env_checker.check_env", lambda: check_env(export, warn=True)
+        )
     _advise(export, report)
     export.reset(seed=seed)
 
@@ -209,18 +231,33 @@ def _advise(export: GymnasiumEnv, report: Report) -> None:
     wide = _float64_paths(export.neutral.observation_space)
     if wide:
         report.add(
-            T, "info", ", ".join(wide), "reach SB3 as float32 (its policies compute in float32)", "float64",
-            "Nothing to do; to_sb3(env, float64_as_float32=False) keeps float64 if you need it", "dtype",
+            T,
+            "info",
+            ", ".join(wide),
+            "reach SB3 as float32 (its policies compute in float32)",
+            "float64",
+            "Nothing to do; to_sb3(env, float64_as_float32=False) keeps float64 if you need it",
+            "dtype",
         )
     policy = policy_for(export.observation_space)
-    why = {"MultiInputPolicy": "a Dict observation", "CnnPolicy": "an image observation", "MlpPolicy": "a flat observation"}[policy]
+    why = {
+        "MultiInputPolicy": "a Dict observation",
+        "CnnPolicy": "an image observation",
+        "MlpPolicy": "a flat observation",
+    }[policy]
     fix = f"Use e.g. PPO({policy!r}, vec_env)"
     report.add(T, "info", "the SB3 policy", f"be {policy!r} for {why}", repr(export.observation_space), fix, "policy")
     action = export.neutral.action_space
-    if type(action) is ns.Box and not export.normalize_actions and ((action.low != -1).any() or (action.high != 1).any()):
+    if (
+        type(action) is ns.Box
+        and not export.normalize_actions
+        and ((action.low != -1).any() or (action.high != 1).any())
+    ):
         bounds = f"[{action.low.min()}, {action.high.max()}]"
         fix = "Export with to_gymnasium(env, normalize_actions=True)"
-        report.add(T, "info", "the action Box for SB3", "be [-1, 1] (SB3 squashes/clips to the Box)", bounds, fix, "policy")
+        report.add(
+            T, "info", "the action Box for SB3", "be [-1, 1] (SB3 squashes/clips to the Box)", bounds, fix, "policy"
+        )
 
 
 register_profile(T, sb3_profile)
@@ -238,5 +275,6 @@ def train_command(args: Any) -> int:
     from bridge.adapters.sb3_train import train_command as run
 
     return run(args)
+
 
 from bridge.adapters import sb3_view as _view  # noqa: E402,F401  (registers the conformance view)

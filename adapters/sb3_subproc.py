@@ -21,8 +21,8 @@ from multiprocessing.connection import wait
 from typing import Any, Callable, List, Optional
 
 import numpy as np
-
 from bridge.compat import optional_import
+
 from bridge.errors import ContractError, message
 from bridge.vector_process import _describe, died, raised, stop_processes, timed_out
 
@@ -59,7 +59,7 @@ class FaultReporter(gymnasium.Wrapper):
 class _Remote:
     """A parent pipe end that SB3's methods use as before; ``recv`` goes through the guard."""
 
-    def __init__(self, conn: Any, index: int, owner: "ReportingSubprocVecEnv") -> None:
+    def __init__(self, conn: Any, index: int, owner: ReportingSubprocVecEnv) -> None:
         self.conn, self.index, self.owner = conn, index, owner
         self.command: Optional[str] = None
 

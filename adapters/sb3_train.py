@@ -12,15 +12,25 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
-
 from bridge.adapters.sb3 import make_vec_env, policy_for, to_sb3
 from bridge.compat import optional_import
+
 from bridge.errors import SpecError, message
 
 stable_baselines3 = optional_import("stable_baselines3", "envbridge train sb3")
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
 
-__all__ = ["DEMO_ENV", "DEMO_STEPS", "DEMO_PPO", "EpisodeRecorder", "evaluate", "random_policy", "model_policy", "demo_command", "train_command"]
+__all__ = [
+    "DEMO_ENV",
+    "DEMO_STEPS",
+    "DEMO_PPO",
+    "EpisodeRecorder",
+    "evaluate",
+    "random_policy",
+    "model_policy",
+    "demo_command",
+    "train_command",
+]
 
 DEMO_ENV = "envbridge/GridWorld-v0"
 DEMO_STEPS = 40_000
@@ -167,12 +177,24 @@ def train_command(args: Any) -> int:
     path = os.path.join(args.out, f"{args.algo.lower()}_{args.env.replace('/', '_')}.zip")
     model.save(path)
     mean, std = evaluate_policy(model, model.get_env(), n_eval_episodes=10, deterministic=True)
-    print(f"{args.algo} on {args.env}: {args.steps} steps, mean return {mean:.3f} +/- {std:.3f} over 10 episodes; saved {path}")
+    print(
+        f"{args.algo} on {args.env}: {args.steps} steps, mean return {mean:.3f} +/- {std:.3f} "
+        f"over 10 episodes; saved {path}"
+    )
     return 0
 
 
-def train(algo: str, env_id: str, steps: int, *, seed: int = 0, n_envs: int = 1, progress: bool = False,
-          callback: Optional[Any] = None, **algo_kwargs: Any) -> Any:
+def train(
+    algo: str,
+    env_id: str,
+    steps: int,
+    *,
+    seed: int = 0,
+    n_envs: int = 1,
+    progress: bool = False,
+    callback: Optional[Any] = None,
+    **algo_kwargs: Any,
+) -> Any:
     """Train SB3's ``algo`` on ``env_id`` through the export and return the model.
 
     The policy follows the exported observation (Mlp / Cnn / MultiInput); a goal env trained with
@@ -187,7 +209,10 @@ def train(algo: str, env_id: str, steps: int, *, seed: int = 0, n_envs: int = 1,
     if algo in ("DQN", "SAC", "TD3") and _is_goal_env(vec_env):
         from stable_baselines3 import HerReplayBuffer
 
-        kwargs.update(replay_buffer_class=HerReplayBuffer, replay_buffer_kwargs={"n_sampled_goal": 4, "goal_selection_strategy": "future"})
+        kwargs.update(
+            replay_buffer_class=HerReplayBuffer,
+            replay_buffer_kwargs={"n_sampled_goal": 4, "goal_selection_strategy": "future"},
+        )
     kwargs.update(algo_kwargs)
     model = cls(policy_for(vec_env.observation_space), vec_env, **kwargs)
     model.learn(total_timesteps=steps, progress_bar=progress, callback=callback)
@@ -206,6 +231,20 @@ def _check_algo(algo: str, action_space: Any) -> None:
     import gymnasium
 
     if algo in _DISCRETE_ONLY and not isinstance(action_space, gymnasium.spaces.Discrete):
-        raise SpecError(message(f"the action space for {algo}", "be Discrete", repr(action_space), "Use PPO or A2C, or SAC/TD3 for a Box"))
+        raise SpecError(
+            message(
+                f"the action space for {algo}",
+                "be Discrete",
+                repr(action_space),
+                "Use PPO or A2C, or SAC/TD3 for a Box",
+            )
+        )
     if algo in _BOX_ONLY and not isinstance(action_space, gymnasium.spaces.Box):
-        raise SpecError(message(f"the action space for {algo}", "be a Box", repr(action_space), "Use PPO, A2C or DQN for discrete actions"))
+        raise SpecError(
+            message(
+                f"the action space for {algo}",
+                "be a Box",
+                repr(action_space),
+                "Use PPO, A2C or DQN for discrete actions",
+            )
+        )

@@ -14,9 +14,9 @@ import types
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
-
 from bridge.adapters._lowering import lower
 from bridge.compat import optional_import
+
 from bridge.errors import ContractError, message
 from bridge.vector import VectorEnv
 
@@ -63,7 +63,12 @@ class BatchedVecEnv(VecEnv):
         if self._invalid is not None:
             bad = self._invalid(actions, "actions")
             if bad is None and np.shape(actions)[:1] != (self.num_envs,):
-                bad = ("actions", f"hold one action per env ({self.num_envs})", f"shape {np.shape(actions)}", "Pass one action per env")
+                bad = (
+                    "actions",
+                    f"hold one action per env ({self.num_envs})",
+                    f"shape {np.shape(actions)}",
+                    "Pass one action per env",
+                )
             if bad is not None:  # raise before stepping: an invalid batch never advances the envs
                 raise ContractError(message(*bad))
         self._actions = actions
@@ -93,9 +98,19 @@ class BatchedVecEnv(VecEnv):
             picked = [{k: v[i] for k, v in final.items()} for i in index]
         else:
             picked = list(final[ended])
-        rows = zip(index, picked, cut[ended].tolist(), np.round(self._returns[ended], 6).tolist(), self._lengths[ended].tolist())
+        rows = zip(
+            index,
+            picked,
+            cut[ended].tolist(),
+            np.round(self._returns[ended], 6).tolist(),
+            self._lengths[ended].tolist(),
+        )
         for i, terminal, time_out, ret, length in rows:
-            info = {"terminal_observation": terminal, "TimeLimit.truncated": time_out, "episode": {"r": ret, "l": length, "t": now}}
+            info = {
+                "terminal_observation": terminal,
+                "TimeLimit.truncated": time_out,
+                "episode": {"r": ret, "l": length, "t": now},
+            }
             if out[i] is not _EMPTY:
                 info = {**out[i], **info}
             out[i] = info

@@ -24,9 +24,8 @@ class SB3View(View):
     both_flags = False
 
     def __init__(self, env: Env) -> None:
-        from stable_baselines3.common.env_util import make_vec_env
-
         from bridge.adapters.sb3 import to_sb3
+        from stable_baselines3.common.env_util import make_vec_env
 
         # float64 observations reach SB3 rounded to float32 by default: the one announced
         # rounding (docs/episode-ends.md); the view replays the exact stream instead

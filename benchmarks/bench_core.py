@@ -1,6 +1,6 @@
 """Core measurements, side by side in one run: snapshot+restore vs copy.deepcopy, and import time.
 
-    python benchmarks/bench_core.py [--seconds 2]
+python benchmarks/bench_core.py [--seconds 2]
 """
 
 from __future__ import annotations

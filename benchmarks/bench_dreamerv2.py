@@ -16,8 +16,8 @@ from typing import Any, Callable, List
 
 import gym
 import numpy as np
-
 from bridge.adapters.dreamerv2 import load_dreamerv2, to_dreamerv2
+
 from bridge.examples import GridWorld, PointMass
 
 _MOVES = np.array([[0, -1], [0, 1], [-1, 0], [1, 0]], dtype=np.int64)

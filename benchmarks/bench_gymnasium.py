@@ -14,8 +14,8 @@ from typing import Any, Callable, List
 
 import gymnasium
 import numpy as np
-
 from bridge.adapters.gymnasium import to_gymnasium
+
 from bridge.examples import CartPole, GridWorld, PointMass
 from bridge.examples.cartpole import _HIGH, dynamics, fallen
 from bridge.examples.gridworld import _MOVES
@@ -35,7 +35,9 @@ class HandGridWorld(gymnasium.Env):
         self.goal = self.agent
         while np.array_equal(self.goal, self.agent):
             self.goal = self.np_random.integers(0, self.size, size=2)
-        return np.concatenate([self.agent, self.goal]).astype(np.float32), {"distance": int(np.abs(self.goal - self.agent).sum())}
+        return np.concatenate([self.agent, self.goal]).astype(np.float32), {
+            "distance": int(np.abs(self.goal - self.agent).sum())
+        }
 
     def step(self, action: Any) -> Any:
         self.agent = np.clip(self.agent + _MOVES[int(action)], 0, self.size - 1)
@@ -112,12 +114,14 @@ def main() -> None:
         ("CartPole", HandCartPole, CartPole),
     ]
     print(f"steps/s, best of {args.repeats} interleaved rounds of {args.seconds:.1f} s (target: export/hand >= 0.97)")
-    print(f"{'env':<10} {'hand-written':>13} {'export':>10} {'export no-check':>16} {'ratio':>7} {'ratio no-check':>15}")
+    print(
+        f"{'env':<10} {'hand-written':>13} {'export':>10} {'export no-check':>16} {'ratio':>7} {'ratio no-check':>15}"
+    )
     for name, hand_cls, neutral_cls in cases:
         variants: List[Callable[[], Any]] = [
             hand_cls,
-            lambda: to_gymnasium(neutral_cls()),
-            lambda: to_gymnasium(neutral_cls(), check_actions=False),
+            lambda cls=neutral_cls: to_gymnasium(cls()),
+            lambda cls=neutral_cls: to_gymnasium(cls(), check_actions=False),
         ]
         envs = [make() for make in variants]
         rng = np.random.default_rng(0)
@@ -129,7 +133,9 @@ def main() -> None:
             for k, env in enumerate(envs):
                 best[k] = max(best[k], _rate(env, actions, args.seconds))
         del rng
-        print(f"{name:<10} {best[0]:>13,.0f} {best[1]:>10,.0f} {best[2]:>16,.0f} {best[1] / best[0]:>7.3f} {best[2] / best[0]:>15.3f}")
+        print(
+            f"{name:<10} {best[0]:>13,.0f} {best[1]:>10,.0f} {best[2]:>16,.0f} {best[1] / best[0]:>7.3f} {best[2] / best[0]:>15.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -34,9 +34,9 @@ def main() -> None:
     args = parser.parse_args()
 
     import numpy as np
+    from bridge.adapters.matlab import examples as cp
 
     import bridge
-    from bridge.adapters.matlab import examples as cp
     from bridge.examples import CartPole, CartPoleVector
 
     def stepper(env, action):
@@ -50,7 +50,11 @@ def main() -> None:
 
     facade = cp.make_cartpole("discrete", MaxStepsPerEpisode=None)
     unchecked = bridge.adapters.matlab.rlFunctionEnv(
-        cp.cartpole_observation_info(), cp.cartpole_action_info(), cp.cartpole_step_discrete, cp.cartpole_reset, check_actions=False
+        cp.cartpole_observation_info(),
+        cp.cartpole_action_info(),
+        cp.cartpole_step_discrete,
+        cp.cartpole_reset,
+        check_actions=False,
     )
     rng = np.random.default_rng(0)
     state = {"info": cp.cartpole_reset(rng)[1]}
@@ -64,7 +68,9 @@ def main() -> None:
     vector.reset(seed=0)
     native_vector = CartPoleVector(n, autoreset_mode="same-step")
     native_vector.reset(seed=0)
-    looped = bridge.vectorize(lambda: cp.make_cartpole("discrete", MaxStepsPerEpisode=500), n, autoreset_mode="same-step")
+    looped = bridge.vectorize(
+        lambda: cp.make_cartpole("discrete", MaxStepsPerEpisode=500), n, autoreset_mode="same-step"
+    )
     looped.reset(seed=0)
     ones = np.ones(n, dtype=np.int64)
 
@@ -82,12 +88,20 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}")
     for name, rate in rates.items():
         print(f"scalar  {name:<36}: {rate:12,.0f} steps/s")
-    print(f"ratio rlFunctionEnv / bare user functions       : {rates['rlFunctionEnv'] / rates['bare user functions']:8.2f}")
-    print(f"ratio rlFunctionEnv / CartPole class            : {rates['rlFunctionEnv'] / rates['bridge.examples.CartPole']:8.2f}")
+    print(
+        f"ratio rlFunctionEnv / bare user functions       : {rates['rlFunctionEnv'] / rates['bare user functions']:8.2f}"
+    )
+    print(
+        f"ratio rlFunctionEnv / CartPole class            : {rates['rlFunctionEnv'] / rates['bridge.examples.CartPole']:8.2f}"
+    )
     for name, rate in batched.items():
         print(f"batched {name:<36}: {rate:12,.0f} env-steps/s ({n} envs)")
-    print(f"ratio rlFunctionVectorEnv / CartPoleVector      : {batched['rlFunctionVectorEnv'] / batched['CartPoleVector (hand-written)']:8.2f}")
-    print(f"ratio rlFunctionVectorEnv / looped facades      : {batched['rlFunctionVectorEnv'] / batched['vectorize(rlFunctionEnv) loop']:8.1f}x")
+    print(
+        f"ratio rlFunctionVectorEnv / CartPoleVector      : {batched['rlFunctionVectorEnv'] / batched['CartPoleVector (hand-written)']:8.2f}"
+    )
+    print(
+        f"ratio rlFunctionVectorEnv / looped facades      : {batched['rlFunctionVectorEnv'] / batched['vectorize(rlFunctionEnv) loop']:8.1f}x"
+    )
 
 
 if __name__ == "__main__":

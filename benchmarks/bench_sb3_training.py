@@ -15,11 +15,10 @@ from typing import Any, Callable, List
 
 import gymnasium
 import torch
-from stable_baselines3 import PPO
-from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
-
 from bridge.adapters.sb3 import make_vec_env
 from bridge.adapters.sb3_train import DEMO_N_ENVS, DEMO_PPO
+from stable_baselines3 import PPO
+from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_gymnasium import HandGridWorld  # noqa: E402
@@ -48,14 +47,21 @@ def main() -> None:
     variants: List[tuple] = [
         ("hand-written", lambda: sb3_make_vec_env(_hand_env, n_envs=DEMO_N_ENVS, seed=0)),
         ("export", lambda: make_vec_env("envbridge/GridWorld-v0", n_envs=DEMO_N_ENVS, seed=0)),
-        ("export no-check", lambda: make_vec_env("envbridge/GridWorld-v0", n_envs=DEMO_N_ENVS, seed=0, check_actions=False)),
+        (
+            "export no-check",
+            lambda: make_vec_env("envbridge/GridWorld-v0", n_envs=DEMO_N_ENVS, seed=0, check_actions=False),
+        ),
     ]
     best = [0.0] * len(variants)
     for _ in range(args.repeats):
         for k, (_, make) in enumerate(variants):
             best[k] = max(best[k], _fps(make, args.steps))
-    print(f"PPO on GridWorld, {DEMO_N_ENVS} envs, {args.steps} steps, best of {args.repeats} interleaved runs (target: export/hand >= 0.97)")
-    print(f"{'hand-written FPS':>17} {'export FPS':>11} {'export no-check FPS':>20} {'ratio':>7} {'ratio no-check':>15}")
+    print(
+        f"PPO on GridWorld, {DEMO_N_ENVS} envs, {args.steps} steps, best of {args.repeats} interleaved runs (target: export/hand >= 0.97)"
+    )
+    print(
+        f"{'hand-written FPS':>17} {'export FPS':>11} {'export no-check FPS':>20} {'ratio':>7} {'ratio no-check':>15}"
+    )
     print(f"{best[0]:>17,.0f} {best[1]:>11,.0f} {best[2]:>20,.0f} {best[1] / best[0]:>7.3f} {best[2] / best[0]:>15.3f}")
 
 

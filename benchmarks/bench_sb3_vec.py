@@ -21,8 +21,8 @@ from typing import Any, Callable, List
 
 import gymnasium
 import numpy as np
-
 from bridge.adapters.sb3 import make_vec_env
+
 from bridge.examples import CartPoleVector
 
 
@@ -48,7 +48,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[16, 256])
     args = parser.parse_args()
     print(f"env-steps/s, CartPole, random actions, best of {args.repeats} interleaved rounds of {args.seconds:.2f} s")
-    print(f"{'N':>5} {'batched':>12} {'dummy':>12} {'gymnasium':>12} {'neutral':>12} {'batched/gymnasium':>18} {'neutral/gymnasium':>18} {'batched/dummy':>14}")
+    print(
+        f"{'N':>5} {'batched':>12} {'dummy':>12} {'gymnasium':>12} {'neutral':>12} {'batched/gymnasium':>18} {'neutral/gymnasium':>18} {'batched/dummy':>14}"
+    )
     for n in args.sizes:
         rng = np.random.default_rng(0)
         actions = [rng.integers(0, 2, n) for _ in range(256)]
@@ -57,10 +59,10 @@ def main() -> None:
         native = gymnasium.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point")
         neutral = CartPoleVector(n, autoreset_mode="same-step")
         runs: List[Callable[[], float]] = [
-            lambda vec=batched: _rate(vec, actions, args.seconds, vec.reset),
-            lambda vec=dummy: _rate(vec, actions, args.seconds, vec.reset),
-            lambda vec=native: _rate(vec, actions, args.seconds, lambda: vec.reset(seed=0)),
-            lambda vec=neutral: _rate(vec, actions, args.seconds, lambda: vec.reset(seed=0)),
+            lambda vec=batched, actions=actions: _rate(vec, actions, args.seconds, vec.reset),
+            lambda vec=dummy, actions=actions: _rate(vec, actions, args.seconds, vec.reset),
+            lambda vec=native, actions=actions: _rate(vec, actions, args.seconds, lambda: vec.reset(seed=0)),
+            lambda vec=neutral, actions=actions: _rate(vec, actions, args.seconds, lambda: vec.reset(seed=0)),
         ]
         best = [0.0] * len(runs)
         for _ in range(args.repeats):

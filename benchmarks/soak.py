@@ -128,6 +128,7 @@ def _sb3_dummy(num_envs: int) -> Stepper:
 
 def _sb3_batched(num_envs: int) -> Stepper:
     from bridge.adapters.sb3 import make_vec_env
+
     from bridge.examples import CartPoleVector
 
     return _vec(make_vec_env(CartPoleVector, n_envs=num_envs), num_envs)

@@ -25,7 +25,9 @@ _COMMANDS = {
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="envbridge", description="Write an RL env once; run it on SB3, DreamerV2 and a MATLAB-style facade.")
+    parser = argparse.ArgumentParser(
+        prog="envbridge", description="Write an RL env once; run it on SB3, DreamerV2 and a MATLAB-style facade."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="train SB3 PPO on GridWorld through the export and compare with random play")
@@ -48,7 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     dv2.add_argument("--env", default="envbridge/GridWorld-v0", help="registered id or module:attr")
     dv2.add_argument("--steps", type=int, default=1_000)
     dv2.add_argument("--logdir", default="runs/dreamerv2")
-    dv2.add_argument("--config", action="append", default=[], metavar="KEY=VALUE", help="DreamerV2 config override (repeatable)")
+    dv2.add_argument(
+        "--config", action="append", default=[], metavar="KEY=VALUE", help="DreamerV2 config override (repeatable)"
+    )
 
     chk = sub.add_parser("check", help="check an env against the core contract and every available export")
     chk.add_argument("env", help="registered id or module:attr")
@@ -80,7 +84,13 @@ def load_env(name: str):  # noqa: ANN201 - returns a bridge.Env
 def available_targets() -> List[str]:
     """The export targets whose frameworks import in this interpreter (core always)."""
     found = ["core"]
-    probes = {"gymnasium": "gymnasium", "sb3": "stable_baselines3", "gym": "gym", "dreamerv2": "dreamerv2", "matlab": None}
+    probes = {
+        "gymnasium": "gymnasium",
+        "sb3": "stable_baselines3",
+        "gym": "gym",
+        "dreamerv2": "dreamerv2",
+        "matlab": None,
+    }
     for target, module in probes.items():
         if module is None or importlib.util.find_spec(module) is not None:
             found.append(target)
@@ -102,13 +112,18 @@ def conform_command(args: argparse.Namespace) -> int:
     if args.record:
         tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=args.env)
         manifest = tape.save(args.record)
-        print(f"recorded {len(tape.actions)} actions, {len(tape.entries)} entries of {args.env} -> {args.record} (+ {manifest})")
+        print(
+            f"recorded {len(tape.actions)} actions, {len(tape.entries)} entries of {args.env} "
+            f"-> {args.record} (+ {manifest})"
+        )
         return 0
     tape = Tape.load(args.verify)
     results = verify(lambda: load_env(args.env), tape, args.views, snapshot_at=len(tape.actions) // 3)
     print(f"envbridge conform: {args.env}, tape {args.verify} ({len(tape.actions)} actions, seed {tape.seed})")
     for name, result in results.items():
-        verdict = "agrees" if result is None else ("DIVERGES  " + str(result) if isinstance(result, Divergence) else result)
+        verdict = (
+            "agrees" if result is None else ("DIVERGES  " + str(result) if isinstance(result, Divergence) else result)
+        )
         print(f"  {name:<10} {verdict}")
     return 1 if any(isinstance(r, Divergence) for r in results.values()) else 0
 

@@ -81,14 +81,14 @@ class Env:
     def close(self) -> None:
         """Release resources; safe to call twice."""
 
-    def __enter__(self) -> "Env":
+    def __enter__(self) -> Env:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
     @property
-    def unwrapped(self) -> "Env":
+    def unwrapped(self) -> Env:
         return self
 
     # -- snapshots ---------------------------------------------------------------------------
@@ -126,7 +126,12 @@ class Env:
         got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
         if got != _qualname(self):
             raise ContractError(
-                message("snapshot", f"come from {_qualname(self)}", got, "Restore snapshots only into the env class that made them")
+                message(
+                    "snapshot",
+                    f"come from {_qualname(self)}",
+                    got,
+                    "Restore snapshots only into the env class that made them",
+                )
             )
         if "rng" in snapshot:
             _snapshot.set_rng_state(self.np_random, snapshot["rng"])
@@ -185,13 +190,22 @@ class Wrapper(Env):
         pass
 
     def clone_state(self, *, include_rng: bool = True) -> dict:
-        return {"class": _qualname(self), "state": self.get_state(), "env": self.env.clone_state(include_rng=include_rng)}
+        return {
+            "class": _qualname(self),
+            "state": self.get_state(),
+            "env": self.env.clone_state(include_rng=include_rng),
+        }
 
     def restore_state(self, snapshot: dict) -> None:
         got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
         if got != _qualname(self):
             raise ContractError(
-                message("snapshot", f"come from {_qualname(self)}", got, "Restore snapshots only into the wrapper stack that made them")
+                message(
+                    "snapshot",
+                    f"come from {_qualname(self)}",
+                    got,
+                    "Restore snapshots only into the wrapper stack that made them",
+                )
             )
         self.env.restore_state(snapshot["env"])
         self.set_state(snapshot["state"])

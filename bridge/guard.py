@@ -108,7 +108,12 @@ class Guard:
             if type(out) is not tuple or len(out) != 2:
                 self._end("a refused reset() output")
                 raise ContractError(
-                    message(f"{self.env_id} reset()", "return a tuple (observation, info)", _describe_value(out), "Return obs, info")
+                    message(
+                        f"{self.env_id} reset()",
+                        "return a tuple (observation, info)",
+                        _describe_value(out),
+                        "Return obs, info",
+                    )
                 )
             if self.strict:
                 self._check_observation(out[0], "reset observation")
@@ -192,7 +197,12 @@ class Guard:
 
     def _closed(self, method: str) -> ContractError:
         return ContractError(
-            message(f"{self.label} {method}()", "not be called after close()", f"{method}() on a closed env", "Make a new env")
+            message(
+                f"{self.label} {method}()",
+                "not be called after close()",
+                f"{method}() on a closed env",
+                "Make a new env",
+            )
         )
 
     def _misuse(self) -> None:
@@ -207,7 +217,12 @@ class Guard:
             return self._closed("step")
         if self.state is NEW:
             return ContractError(
-                message(f"{self.label} step()", "come after reset()", "step() before the first reset()", "Call env.reset() first")
+                message(
+                    f"{self.label} step()",
+                    "come after reset()",
+                    "step() before the first reset()",
+                    "Call env.reset() first",
+                )
             )
         return ContractError(
             message(
@@ -246,21 +261,29 @@ class Guard:
         reward = out[1]
         if isinstance(reward, np.generic):
             raise ContractError(
-                message(f"{subject} reward", "be a Python float (a numpy scalar is a defect)", _kind(reward), "Return float(reward)")
+                message(
+                    f"{subject} reward",
+                    "be a Python float (a numpy scalar is a defect)",
+                    _kind(reward),
+                    "Return float(reward)",
+                )
             )
         if type(reward) is not float:
-            raise ContractError(message(f"{subject} reward", "be a Python float", _kind(reward), "Return float(reward)"))
+            raise ContractError(
+                message(f"{subject} reward", "be a Python float", _kind(reward), "Return float(reward)")
+            )
         if reward - reward != 0.0:
             raise ContractError(
                 message(f"{subject} reward", "be finite", reward, "Guard the reward computation against NaN and inf")
             )
         for name, flag in (("terminated", out[2]), ("truncated", out[3])):
             if type(flag) is not bool:
-                raise ContractError(message(f"{subject} {name}", "be a Python bool", _kind(flag), f"Return bool({name})"))
+                raise ContractError(
+                    message(f"{subject} {name}", "be a Python bool", _kind(flag), f"Return bool({name})")
+                )
 
     def _check_observation(self, obs: Any, where: str) -> None:
         found = self.space.mismatch(obs, f"{self.env_id} {where}") if self.space is not None else None
         if found is not None:
             self._end(f"a refused {where}" + ("" if where.startswith("reset") else f" at step {self.steps + 1}"))
             raise ContractError(message(*found))
-

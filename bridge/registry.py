@@ -17,7 +17,9 @@ EntryPoint = Union[str, Callable[..., Env]]
 class EnvSpec:
     """How to build a registered env: entry point, default kwargs and an optional step cap."""
 
-    def __init__(self, id: str, entry_point: EntryPoint, max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None) -> None:
+    def __init__(
+        self, id: str, entry_point: EntryPoint, max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None
+    ) -> None:
         self.id = id
         self.entry_point = entry_point
         self.max_episode_steps = max_episode_steps
@@ -28,7 +30,12 @@ class EnvSpec:
         env = factory(**{**self.kwargs, **kwargs})
         if not isinstance(env, Env):
             raise SpecError(
-                message(f"entry point of {self.id!r}", "return a bridge.Env", type(env).__name__, "Return an instance of a bridge.Env subclass")
+                message(
+                    f"entry point of {self.id!r}",
+                    "return a bridge.Env",
+                    type(env).__name__,
+                    "Return an instance of a bridge.Env subclass",
+                )
             )
         env.unwrapped.spec = self
         if self.max_episode_steps is not None:
@@ -47,26 +54,36 @@ def load_entry_point(entry_point: EntryPoint) -> Callable[..., Any]:
     if callable(entry_point):
         return entry_point
     if not isinstance(entry_point, str) or entry_point.count(":") != 1:
-        raise SpecError(message("entry_point", "be a callable or 'module:attr'", repr(entry_point), "Pass e.g. 'mypkg.envs:MyEnv'"))
+        raise SpecError(
+            message("entry_point", "be a callable or 'module:attr'", repr(entry_point), "Pass e.g. 'mypkg.envs:MyEnv'")
+        )
     module_name, attr = entry_point.split(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as e:
-        raise SpecError(message("entry_point module", "be importable", module_name, f"Check the spelling or install it ({e})")) from e
+        raise SpecError(
+            message("entry_point module", "be importable", module_name, f"Check the spelling or install it ({e})")
+        ) from e
     try:
         target = module
         for part in attr.split("."):
             target = getattr(target, part)
     except AttributeError as e:
-        raise SpecError(message(f"entry_point attribute of {module_name}", "exist", attr, "Check the name after the colon")) from e
+        raise SpecError(
+            message(f"entry_point attribute of {module_name}", "exist", attr, "Check the name after the colon")
+        ) from e
     return target
 
 
-def register(id: str, entry_point: EntryPoint, max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None) -> EnvSpec:
+def register(
+    id: str, entry_point: EntryPoint, max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None
+) -> EnvSpec:
     """Register an env under ``id`` (re-registering replaces the previous spec)."""
     if not isinstance(id, str) or not id:
         raise SpecError(message("env id", "be a non-empty str", id, "Pass e.g. 'myorg/MyEnv-v0'"))
-    if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) or max_episode_steps < 1):
+    if max_episode_steps is not None and (
+        isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) or max_episode_steps < 1
+    ):
         raise SpecError(message("max_episode_steps", "be an int >= 1 or None", max_episode_steps, "Pass e.g. 100"))
     registry[id] = EnvSpec(id, entry_point, max_episode_steps, kwargs)
     return registry[id]

@@ -53,7 +53,7 @@ def _str_to_ints(tree: Any) -> Any:
     return tree
 
 
-def _flatten(tree: Any, arrays: "list[np.ndarray]") -> Any:
+def _flatten(tree: Any, arrays: list[np.ndarray]) -> Any:
     """Replace arrays by ``{"__ndarray__": index}`` and check every leaf is plain data."""
     if isinstance(tree, np.ndarray):
         if tree.dtype.kind not in _PLAIN_KINDS:
@@ -98,7 +98,7 @@ def _unflatten(tree: Any, arrays: Any) -> Any:
 
 def save(path: str, snapshot: Any) -> None:
     """Write ``snapshot`` to an ``.npz``: arrays as members, the tree as a JSON string member."""
-    arrays: "list[np.ndarray]" = []
+    arrays: list[np.ndarray] = []
     tree = _flatten(snapshot, arrays)
     members = {f"a{i}": a for i, a in enumerate(arrays)}
     members["tree"] = np.array(json.dumps(tree))
@@ -113,7 +113,12 @@ def load(path: str) -> Any:
             members = {name: data[name] for name in data.files}
     except ValueError as e:
         raise ContractError(
-            message("snapshot file", "hold only plain arrays (no pickled objects)", path, "Recreate it with bridge.snapshot.save")
+            message(
+                "snapshot file",
+                "hold only plain arrays (no pickled objects)",
+                path,
+                "Recreate it with bridge.snapshot.save",
+            )
         ) from e
     # a crafted file may still be well-formed npz: check the layout save() writes before trusting it
     expected = ["tree"] + [f"a{i}" for i in range(len(members) - 1)]

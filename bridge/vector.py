@@ -66,7 +66,7 @@ class VectorEnv:
     def close(self) -> None:
         """Release resources; safe to call twice."""
 
-    def __enter__(self) -> "VectorEnv":
+    def __enter__(self) -> VectorEnv:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -104,7 +104,9 @@ class SyncVectorEnv(VectorEnv):
         for i, env in enumerate(self.envs):
             if env.observation_space != first.observation_space or env.action_space != first.action_space:
                 raise SpecError(
-                    message(f"env {i} spaces", "equal env 0's spaces", repr(env.observation_space), "Build identical envs")
+                    message(
+                        f"env {i} spaces", "equal env 0's spaces", repr(env.observation_space), "Build identical envs"
+                    )
                 )
         self.num_envs = len(self.envs)
         self.single_observation_space = first.observation_space
@@ -143,7 +145,12 @@ class SyncVectorEnv(VectorEnv):
                     obs, reward, term, trunc, info = env.step(action)
                 except Exception as e:
                     raise ContractError(
-                        message(f"env {i} ({env!r}) at step {int(self._steps[i]) + 1}", "step without raising", f"{type(e).__name__}: {e}", "Fix the error in the env's step()")
+                        message(
+                            f"env {i} ({env!r}) at step {int(self._steps[i]) + 1}",
+                            "step without raising",
+                            f"{type(e).__name__}: {e}",
+                            "Fix the error in the env's step()",
+                        )
                     ) from e
                 self._steps[i] += 1
                 rewards[i], terminated[i], truncated[i] = reward, term, trunc
@@ -181,7 +188,7 @@ def _merge_infos(infos: List[dict]) -> Dict[str, Any]:
         for key, value in info.items():
             if key not in merged:
                 kind = np.asarray(value).dtype if np.isscalar(value) else np.dtype(object)
-                merged[key] = np.zeros(n, dtype=kind) if kind != object else np.full(n, None, dtype=object)
+                merged[key] = np.zeros(n, dtype=kind) if kind.kind != "O" else np.full(n, None, dtype=object)
                 merged["_" + key] = np.zeros(n, dtype=bool)
             merged[key][i] = value
             merged["_" + key][i] = True
@@ -214,5 +221,7 @@ def vectorize(
         raise SpecError(message("vectorize workers", "be 'sync' or 'process'", repr(workers), fix))
     if timeout is not None:
         expectation = "be None with workers='sync' (an in-process step cannot be cut short)"
-        raise SpecError(message("vectorize timeout", expectation, repr(timeout), "Pass workers='process' to use a timeout"))
+        raise SpecError(
+            message("vectorize timeout", expectation, repr(timeout), "Pass workers='process' to use a timeout")
+        )
     return SyncVectorEnv([env_fn] * int(num_envs), autoreset_mode=autoreset_mode)

@@ -205,7 +205,9 @@ class rlFunctionEnv(Env):
         neutral = self._encode_obs(observation, "StepFcn output NextObservation")
         reward = convert.to_reward(reward)
         if reward - reward != 0.0:  # NaN or inf: refused before Info is committed
-            raise convert.fail("StepFcn output Reward", "be finite", reward, "Guard the reward computation against NaN and inf")
+            raise convert.fail(
+                "StepFcn output Reward", "be finite", reward, "Guard the reward computation against NaN and inf"
+            )
         terminated = convert.to_done(is_done)
         self.Info = info  # committed only once every output converted: a failed step changes nothing
         return neutral, reward, terminated, False, {}

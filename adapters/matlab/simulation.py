@@ -75,7 +75,8 @@ class Experience:
         return len(self.Reward)
 
     def __repr__(self) -> str:
-        return f"Experience(NumSteps={self.NumSteps}, TotalReward={float(self.Reward.sum())!r}, IsDone[-1]={int(self.IsDone[-1]) if self.NumSteps else None})"
+        last = int(self.IsDone[-1]) if self.NumSteps else None
+        return f"Experience(NumSteps={self.NumSteps}, TotalReward={float(self.Reward.sum())!r}, IsDone[-1]={last})"
 
 
 def _channel_names(specs: Any, prefix: str) -> List[str]:

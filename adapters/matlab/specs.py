@@ -254,7 +254,8 @@ class rlNumericSpec:
 
     def __repr__(self) -> str:
         return (
-            f"rlNumericSpec(Dimension={self.Dimension}, LowerLimit={_short(self._lower)}, UpperLimit={_short(self._upper)}, "
+            f"rlNumericSpec(Dimension={self.Dimension}, LowerLimit={_short(self._lower)}, "
+            f"UpperLimit={_short(self._upper)}, "
             f"DataType={self._data_type!r}, Name={self._name!r}, Description={self._description!r})"
         )
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 import numpy as np
-
-from bridge import spaces
 from bridge.adapters.matlab.function_env import rlFunctionEnv
 from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo
+
+from bridge import spaces
 from bridge.conformance.replay import StepOut, View, register_view
 from bridge.env import Env, TimeLimit
 
@@ -91,7 +91,9 @@ class MatlabView(View):
             obs, reward, terminated, _, _ = self.inner.step(_to_neutral_action(act_space, Action))
             return to_matlab(obs), reward, terminated, Info
 
-        self.facade = rlFunctionEnv(getObservationInfo(self.inner), getActionInfo(self.inner), step_fcn, reset_fcn, validate=False)
+        self.facade = rlFunctionEnv(
+            getObservationInfo(self.inner), getActionInfo(self.inner), step_fcn, reset_fcn, validate=False
+        )
         space = self.facade.observation_space
         channels = isinstance(space, spaces.Dict) and isinstance(obs_space, (spaces.Dict, spaces.Tuple))
         self._keys = list(space.keys()) if channels else None

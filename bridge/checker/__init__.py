@@ -23,7 +23,13 @@ class Problem:
         self.target, self.severity, self.message, self.fix, self.check = target, severity, message, fix, check
 
     def to_dict(self) -> dict:
-        return {"target": self.target, "severity": self.severity, "check": self.check, "message": self.message, "fix": self.fix}
+        return {
+            "target": self.target,
+            "severity": self.severity,
+            "check": self.check,
+            "message": self.message,
+            "fix": self.fix,
+        }
 
     def __repr__(self) -> str:
         return f"Problem({self.target!r}, {self.severity!r}, {self.message!r})"
@@ -37,7 +43,9 @@ class Report:
         self.targets: List[str] = []
         self.problems: List[Problem] = []
 
-    def add(self, target: str, severity: str, subject: str, expectation: str, actual: Any, fix: str, check: str = "") -> Problem:
+    def add(
+        self, target: str, severity: str, subject: str, expectation: str, actual: Any, fix: str, check: str = ""
+    ) -> Problem:
         """Record a problem phrased as the house sentence (the fix is kept apart)."""
         found = Problem(target, severity, statement(subject, expectation, actual), _sentence(fix), check)
         self.problems.append(found)
@@ -113,7 +121,15 @@ def _load(target: str, report: Report) -> Optional[Profile]:
             importlib.import_module(module)
         except (MissingDependencyError, ImportError) as e:
             fix = f"pip install 'envbridge[{extra}]'" if extra else "Reinstall envbridge"
-            report.add(target, "error", f"the {target} target", "have its framework installed", f"{type(e).__name__}: {e}", fix, "import")
+            report.add(
+                target,
+                "error",
+                f"the {target} target",
+                "have its framework installed",
+                f"{type(e).__name__}: {e}",
+                fix,
+                "import",
+            )
             return None
     return PROFILES.get(target)
 

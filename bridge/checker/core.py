@@ -44,7 +44,15 @@ def _call(report: Report, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except Exception as e:  # user code: report, never crash the checker
-        report.add(T, "error", what, "run without raising", f"{type(e).__name__}: {e}", "Fix the exception in the env", "raises")
+        report.add(
+            T,
+            "error",
+            what,
+            "run without raising",
+            f"{type(e).__name__}: {e}",
+            "Fix the exception in the env",
+            "raises",
+        )
         raise _Stop from e
 
 
@@ -52,15 +60,47 @@ def _check_spaces(env: Env, report: Report) -> None:
     for name in ("observation_space", "action_space"):
         space = getattr(env, name, None)
         if not isinstance(space, Space):
-            report.add(T, "error", f"env.{name}", "be a bridge.spaces.Space", type(space).__name__, "Build it from bridge.spaces", "spaces")
+            report.add(
+                T,
+                "error",
+                f"env.{name}",
+                "be a bridge.spaces.Space",
+                type(space).__name__,
+                "Build it from bridge.spaces",
+                "spaces",
+            )
             raise _Stop
     modes = env.metadata.get("render_modes", []) if isinstance(env.metadata, dict) else None
     if modes is None:
-        report.add(T, "error", "env.metadata", "be a dict with 'render_modes'", type(env.metadata).__name__, "Set metadata = {'render_modes': [...], 'render_fps': N}", "metadata")
+        report.add(
+            T,
+            "error",
+            "env.metadata",
+            "be a dict with 'render_modes'",
+            type(env.metadata).__name__,
+            "Set metadata = {'render_modes': [...], 'render_fps': N}",
+            "metadata",
+        )
     elif env.render_mode is not None and env.render_mode not in modes:
-        report.add(T, "error", "env.render_mode", f"be None or one of metadata['render_modes'] {modes}", env.render_mode, "List the mode in metadata['render_modes']", "metadata")
+        report.add(
+            T,
+            "error",
+            "env.render_mode",
+            f"be None or one of metadata['render_modes'] {modes}",
+            env.render_mode,
+            "List the mode in metadata['render_modes']",
+            "metadata",
+        )
     if env.determinism not in DETERMINISM:
-        report.add(T, "error", "env.determinism", f"be one of {DETERMINISM}", env.determinism, "Declare the snapshot contract", "determinism")
+        report.add(
+            T,
+            "error",
+            "env.determinism",
+            f"be one of {DETERMINISM}",
+            env.determinism,
+            "Declare the snapshot contract",
+            "determinism",
+        )
 
 
 def _check_obs(report: Report, space: Space, obs: Any, where: str) -> None:
@@ -72,15 +112,33 @@ def _check_obs(report: Report, space: Space, obs: Any, where: str) -> None:
 
 def _check_info(report: Report, info: Any, where: str) -> None:
     if not isinstance(info, dict):
-        report.add(T, "error", where, "be a dict", type(info).__name__, "Return {} when there is nothing to report", "info")
+        report.add(
+            T, "error", where, "be a dict", type(info).__name__, "Return {} when there is nothing to report", "info"
+        )
     elif "episode" in info:
-        report.add(T, "error", where, "not use the key 'episode' (reserved for SB3's Monitor)", sorted(info), "Rename the key", "info")
+        report.add(
+            T,
+            "error",
+            where,
+            "not use the key 'episode' (reserved for SB3's Monitor)",
+            sorted(info),
+            "Rename the key",
+            "info",
+        )
 
 
 def _check_reset(env: Env, report: Report, seed: int) -> Tuple[Any, dict]:
     out = _call(report, "env.reset(seed=...)", env.reset, seed=seed)
     if not isinstance(out, tuple) or len(out) != 2:
-        report.add(T, "error", "env.reset()", "return a tuple (observation, info)", _describe_value(out), "Return obs, info", "reset")
+        report.add(
+            T,
+            "error",
+            "env.reset()",
+            "return a tuple (observation, info)",
+            _describe_value(out),
+            "Return obs, info",
+            "reset",
+        )
         raise _Stop
     _check_obs(report, env.observation_space, out[0], "reset observation")
     _check_info(report, out[1], "reset info")
@@ -90,7 +148,15 @@ def _check_reset(env: Env, report: Report, seed: int) -> Tuple[Any, dict]:
 def _check_step_output(env: Env, report: Report, out: Any, seen: set) -> Optional[tuple]:
     if not isinstance(out, tuple) or len(out) != 5:
         length = len(out) if isinstance(out, tuple) else type(out).__name__
-        report.add(T, "error", "env.step()", "return a 5-tuple (obs, reward, terminated, truncated, info)", length, "Split done into terminated and truncated", "step")
+        report.add(
+            T,
+            "error",
+            "env.step()",
+            "return a 5-tuple (obs, reward, terminated, truncated, info)",
+            length,
+            "Split done into terminated and truncated",
+            "step",
+        )
         raise _Stop
     obs, reward, terminated, truncated, info = out
 
@@ -103,7 +169,14 @@ def _check_step_output(env: Env, report: Report, out: Any, seen: set) -> Optiona
     if found is not None:
         once("obs", found[0], found[1], found[2], found[3], "observation")
     if isinstance(reward, np.generic):
-        once("reward", "step reward", "be a Python float (a numpy scalar is a defect)", _kind(reward), "Return float(reward)", "reward")
+        once(
+            "reward",
+            "step reward",
+            "be a Python float (a numpy scalar is a defect)",
+            _kind(reward),
+            "Return float(reward)",
+            "reward",
+        )
     elif type(reward) is not float:
         once("reward", "step reward", "be a Python float", _kind(reward), "Return float(reward)", "reward")
     elif not math.isfinite(reward):
@@ -144,7 +217,15 @@ def _check_reproducible(env: Env, report: Report, seed: int, actions: List[Any])
     second = [("reset", copy.deepcopy(env.reset(seed=seed)[0]))] + _run_tape(env, report, actions[:20], seen)
     at = _first_difference(first, second)
     if at is not None:
-        report.add(T, "error", "reset(seed=s)", "reproduce the same trajectory", f"a difference at entry {at}", "Draw all randomness from self.np_random after super().reset(seed=seed)", "seeding")
+        report.add(
+            T,
+            "error",
+            "reset(seed=s)",
+            "reproduce the same trajectory",
+            f"a difference at entry {at}",
+            "Draw all randomness from self.np_random after super().reset(seed=seed)",
+            "seeding",
+        )
 
 
 def _check_aliasing(env: Env, report: Report, seed: int, actions: List[Any]) -> None:
@@ -158,7 +239,15 @@ def _check_aliasing(env: Env, report: Report, seed: int, actions: List[Any]) -> 
             kept.append((obs, copy.deepcopy(obs)))
     for i, (returned, snapshot) in enumerate(kept):
         if not _equal(returned, snapshot):
-            report.add(T, "error", f"observation {i}", "stay unchanged after later steps", "it was mutated in place", "Return a copy (e.g. self.pos.copy()), not an internal buffer", "aliasing")
+            report.add(
+                T,
+                "error",
+                f"observation {i}",
+                "stay unchanged after later steps",
+                "it was mutated in place",
+                "Return a copy (e.g. self.pos.copy()), not an internal buffer",
+                "aliasing",
+            )
             return
 
 
@@ -174,7 +263,15 @@ def _check_snapshots(env: Env, report: Report, seed: int, actions: List[Any]) ->
     try:
         _snapshot.from_json(_snapshot.to_json(snap))
     except Exception as e:
-        report.add(T, "error", "clone_state()", "be plain data (dict, list, ndarray, scalars)", f"{type(e).__name__}: {e}", "Return plain data from get_state()", "snapshot")
+        report.add(
+            T,
+            "error",
+            "clone_state()",
+            "be plain data (dict, list, ndarray, scalars)",
+            f"{type(e).__name__}: {e}",
+            "Return plain data from get_state()",
+            "snapshot",
+        )
         return
     state_before = copy.deepcopy(snap["state"] if "state" in snap else snap)
     seen: set = set()
@@ -183,15 +280,27 @@ def _check_snapshots(env: Env, report: Report, seed: int, actions: List[Any]) ->
     if env.determinism == "weak":
         after = env.clone_state()
         if not _equal(_snapshot.to_json(after.get("state")), _snapshot.to_json(state_before)):
-            report.add(T, "error", "restore_state()", "bring back the simulation state (determinism 'weak')", "get_state() differs after restore", "Make set_state() the inverse of get_state()", "determinism")
+            report.add(
+                T,
+                "error",
+                "restore_state()",
+                "bring back the simulation state (determinism 'weak')",
+                "get_state() differs after restore",
+                "Make set_state() the inverse of get_state()",
+                "determinism",
+            )
         return
     replay = _run_tape(env, report, actions, seen)
     at = _first_difference(original, replay)
     if at is not None:
         report.add(
-            T, "error", f"replay after restore_state (determinism 'strong', {TAPE_LENGTH}-action tape)",
-            "be bit-identical", f"a difference at entry {at}",
-            "Put every simulation field in get_state(), or declare determinism = 'weak'", "determinism",
+            T,
+            "error",
+            f"replay after restore_state (determinism 'strong', {TAPE_LENGTH}-action tape)",
+            "be bit-identical",
+            f"a difference at entry {at}",
+            "Put every simulation field in get_state(), or declare determinism = 'weak'",
+            "determinism",
         )
 
 
@@ -201,7 +310,15 @@ def _check_goal_env(env: Env, report: Report, seed: int, actions: List[Any]) -> 
         return
     compute = getattr(env, "compute_reward", None)
     if compute is None:
-        report.add(T, "warning", "a goal env", "define compute_reward(achieved_goal, desired_goal, info)", "none", "Add it so HER can relabel goals", "goal")
+        report.add(
+            T,
+            "warning",
+            "a goal env",
+            "define compute_reward(achieved_goal, desired_goal, info)",
+            "none",
+            "Add it so HER can relabel goals",
+            "goal",
+        )
         return
     env.reset(seed=seed)
     batch_a, batch_d, rewards, infos = [], [], [], []
@@ -209,7 +326,15 @@ def _check_goal_env(env: Env, report: Report, seed: int, actions: List[Any]) -> 
         obs, reward, terminated, truncated, info = env.step(action)
         single = _call(report, "compute_reward(one goal)", compute, obs["achieved_goal"], obs["desired_goal"], info)
         if not np.isclose(float(single), reward):
-            report.add(T, "error", "compute_reward(achieved_goal, desired_goal, info)", f"equal the step reward {reward!r}", float(single), "Compute the step reward with compute_reward", "goal")
+            report.add(
+                T,
+                "error",
+                "compute_reward(achieved_goal, desired_goal, info)",
+                f"equal the step reward {reward!r}",
+                float(single),
+                "Compute the step reward with compute_reward",
+                "goal",
+            )
             return
         batch_a.append(obs["achieved_goal"])
         batch_d.append(obs["desired_goal"])
@@ -217,9 +342,21 @@ def _check_goal_env(env: Env, report: Report, seed: int, actions: List[Any]) -> 
         infos.append(info)
         if terminated or truncated:
             env.reset()
-    batched = np.asarray(_call(report, "compute_reward(a batch of goals)", compute, np.stack(batch_a), np.stack(batch_d), np.array(infos)))
+    batched = np.asarray(
+        _call(
+            report, "compute_reward(a batch of goals)", compute, np.stack(batch_a), np.stack(batch_d), np.array(infos)
+        )
+    )
     if batched.shape != (len(rewards),) or not np.allclose(batched, rewards):
-        report.add(T, "error", "compute_reward on a batch", f"return shape ({len(rewards)},) equal to the step rewards {rewards}", _describe_value(batched), "Reduce over the last axis only (axis=-1)", "goal")
+        report.add(
+            T,
+            "error",
+            "compute_reward on a batch",
+            f"return shape ({len(rewards)},) equal to the step rewards {rewards}",
+            _describe_value(batched),
+            "Reduce over the last axis only (axis=-1)",
+            "goal",
+        )
 
 
 def core_profile(env: Env, report: Report, seed: int) -> None:
@@ -239,7 +376,15 @@ def core_profile(env: Env, report: Report, seed: int) -> None:
     except _Stop:
         pass
     except Exception as e:  # a user method misbehaving in a way no check anticipated
-        report.add(T, "error", "the env", "run the core checks without raising", f"{type(e).__name__}: {e}", "Fix the exception in the env", "raises")
+        report.add(
+            T,
+            "error",
+            "the env",
+            "run the core checks without raising",
+            f"{type(e).__name__}: {e}",
+            "Fix the exception in the env",
+            "raises",
+        )
 
 
 register_profile(T, core_profile)

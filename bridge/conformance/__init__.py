@@ -6,7 +6,28 @@ view available in this interpreter. :mod:`bridge.conformance.suite` is a pytest 
 
 from __future__ import annotations
 
-from bridge.conformance.replay import VIEWS, Divergence, NeutralView, View, available_views, register_view, replay, verify
+from bridge.conformance.replay import (
+    VIEWS,
+    Divergence,
+    NeutralView,
+    View,
+    available_views,
+    register_view,
+    replay,
+    verify,
+)
 from bridge.conformance.tape import Entry, Tape, record
 
-__all__ = ["Tape", "Entry", "record", "View", "NeutralView", "Divergence", "VIEWS", "register_view", "available_views", "replay", "verify"]
+__all__ = [
+    "Tape",
+    "Entry",
+    "record",
+    "View",
+    "NeutralView",
+    "Divergence",
+    "VIEWS",
+    "register_view",
+    "available_views",
+    "replay",
+    "verify",
+]

@@ -13,11 +13,21 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from bridge.conformance.tape import Entry, Tape, leaves
+from bridge.conformance.tape import Tape, leaves
 from bridge.env import Env
 from bridge.errors import MissingDependencyError
 
-__all__ = ["View", "NeutralView", "Divergence", "register_view", "VIEWS", "VIEW_MODULES", "replay", "verify", "available_views"]
+__all__ = [
+    "View",
+    "NeutralView",
+    "Divergence",
+    "register_view",
+    "VIEWS",
+    "VIEW_MODULES",
+    "replay",
+    "verify",
+    "available_views",
+]
 
 StepOut = Tuple[Any, float, bool, bool]
 
@@ -167,7 +177,11 @@ def replay(view: View, tape: Tape, *, snapshot_at: Optional[int] = None, detour:
             return Divergence(view.name, where, *found)
         kept.append((where, obs, _copy(obs)))
         want_trunc = entry.truncated if view.both_flags else entry.truncated and not entry.terminated
-        for field, want, have in (("reward", entry.reward, reward), ("terminated", entry.terminated, terminated), ("truncated", want_trunc, truncated)):
+        for field, want, have in (
+            ("reward", entry.reward, reward),
+            ("terminated", entry.terminated, terminated),
+            ("truncated", want_trunc, truncated),
+        ):
             if type(have) is not type(want) or have != want:
                 return Divergence(view.name, where, field, want, have)
     for where, returned, at_return in kept:  # an export must not mutate what it already handed out
@@ -190,7 +204,9 @@ def _detour(view: View, tape: Tape, start: int, length: int) -> None:
     view.restore_state(snap)
 
 
-def verify(make_env: Callable[[], Env], tape: Tape, views: Optional[List[str]] = None, *, snapshot_at: Optional[int] = None) -> Dict[str, Any]:
+def verify(
+    make_env: Callable[[], Env], tape: Tape, views: Optional[List[str]] = None, *, snapshot_at: Optional[int] = None
+) -> Dict[str, Any]:
     """Replay ``tape`` through ``views`` (default: all available). Returns name -> None (agrees),
     a :class:`Divergence`, or a string saying why the view is unavailable."""
     status = available_views()

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from bridge.checker import check
-from bridge.conformance.replay import Divergence, available_views, verify
+from bridge.conformance.replay import Divergence, verify
 from bridge.conformance.tape import Tape, record
 
 

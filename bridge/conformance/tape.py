@@ -29,7 +29,9 @@ class Entry:
 
     __slots__ = ("kind", "obs", "reward", "terminated", "truncated")
 
-    def __init__(self, kind: str, obs: Any, reward: float = 0.0, terminated: bool = False, truncated: bool = False) -> None:
+    def __init__(
+        self, kind: str, obs: Any, reward: float = 0.0, terminated: bool = False, truncated: bool = False
+    ) -> None:
         self.kind, self.obs, self.reward, self.terminated, self.truncated = kind, obs, reward, terminated, truncated
 
     def __repr__(self) -> str:
@@ -66,7 +68,15 @@ def unleaves(space: spaces.Space, flat: Dict[str, Any], path: str = "") -> Any:
 class Tape:
     """A seed, an action tape and the stream the neutral env produced for it."""
 
-    def __init__(self, env_id: str, observation_space: spaces.Space, action_space: spaces.Space, seed: int, actions: List[Any], entries: List[Entry]) -> None:
+    def __init__(
+        self,
+        env_id: str,
+        observation_space: spaces.Space,
+        action_space: spaces.Space,
+        seed: int,
+        actions: List[Any],
+        entries: List[Entry],
+    ) -> None:
         self.env_id = env_id
         self.observation_space = observation_space
         self.action_space = action_space
@@ -82,7 +92,10 @@ class Tape:
             "terminated": np.array([e.terminated for e in self.entries], dtype=bool),
             "truncated": np.array([e.truncated for e in self.entries], dtype=bool),
         }
-        for name, space, values in (("obs", self.observation_space, [e.obs for e in self.entries]), ("act", self.action_space, self.actions)):
+        for name, space, values in (
+            ("obs", self.observation_space, [e.obs for e in self.entries]),
+            ("act", self.action_space, self.actions),
+        ):
             per_leaf = [leaves(space, v) for v in values]
             for leaf in per_leaf[0] if per_leaf else {}:
                 arrays[f"{name}{leaf}"] = np.stack([p[leaf] for p in per_leaf])
@@ -102,7 +115,7 @@ class Tape:
         return path + ".json"
 
     @classmethod
-    def load(cls, path: str) -> "Tape":
+    def load(cls, path: str) -> Tape:
         """Read a tape; a changed ``.npz`` (hash mismatch) or a pickled member is refused."""
         with open(path + ".json") as f:
             try:
@@ -113,24 +126,51 @@ class Tape:
         if not isinstance(manifest, dict):
             raise ContractError(message("tape manifest", "be a JSON object", type(manifest).__name__, _RECORD))
         if manifest.get("format") != FORMAT:
-            raise ContractError(message("tape manifest format", f"be {FORMAT!r}", repr(manifest.get("format")), "Record the tape again with envbridge conform --record"))
+            raise ContractError(
+                message(
+                    "tape manifest format",
+                    f"be {FORMAT!r}",
+                    repr(manifest.get("format")),
+                    "Record the tape again with envbridge conform --record",
+                )
+            )
         _check_manifest(manifest)  # a stranger's manifest: types first, so nothing below trips on them
         digest = _sha256(path)
         if digest != manifest["npz_sha256"]:
-            raise ContractError(message(f"tape {os.path.basename(path)}", f"have sha256 {manifest['npz_sha256'][:12]}...", f"{digest[:12]}...", "The .npz was changed after recording; record it again"))
+            raise ContractError(
+                message(
+                    f"tape {os.path.basename(path)}",
+                    f"have sha256 {manifest['npz_sha256'][:12]}...",
+                    f"{digest[:12]}...",
+                    "The .npz was changed after recording; record it again",
+                )
+            )
         obs_space, act_space = _space(manifest, "observation_space"), _space(manifest, "action_space")
         try:
             with np.load(path, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
         except ValueError as e:
-            raise ContractError(message(f"tape {os.path.basename(path)}", "hold only plain arrays (no pickled objects)", "a pickled member", "Never load tapes that need pickle")) from e
+            raise ContractError(
+                message(
+                    f"tape {os.path.basename(path)}",
+                    "hold only plain arrays (no pickled objects)",
+                    "a pickled member",
+                    "Never load tapes that need pickle",
+                )
+            ) from e
         kinds = manifest["kinds"]
         _check_members(os.path.basename(path), arrays, len(kinds), kinds.count("s"))
         try:
             obs = _split(arrays, "obs", obs_space, len(kinds))
             actions = _split(arrays, "act", act_space, kinds.count("s"))
             entries = [
-                Entry("reset" if k == "r" else "step", obs[i], float(arrays["reward"][i]), bool(arrays["terminated"][i]), bool(arrays["truncated"][i]))
+                Entry(
+                    "reset" if k == "r" else "step",
+                    obs[i],
+                    float(arrays["reward"][i]),
+                    bool(arrays["terminated"][i]),
+                    bool(arrays["truncated"][i]),
+                )
                 for i, k in enumerate(kinds)
             ]
         except KeyError as e:
@@ -179,11 +219,13 @@ def _check_members(name: str, arrays: Dict[str, np.ndarray], entries: int, steps
             raise ContractError(message(f"tape {name}", expectation, f"a member {key!r}", _RECORD))
         if array.dtype.kind not in "biuf" or array.ndim == 0 or len(array) != rows:
             got = f"{array.dtype} with shape {array.shape}"
-            raise ContractError(message(f"tape {name} member {key!r}", f"be a numeric array of {rows} rows", got, _RECORD))
+            raise ContractError(
+                message(f"tape {name} member {key!r}", f"be a numeric array of {rows} rows", got, _RECORD)
+            )
 
 
 def _split(arrays: Dict[str, np.ndarray], prefix: str, space: spaces.Space, count: int) -> List[Any]:
-    stacked = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix + "[") or k == prefix}
+    stacked = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix + "[") or k == prefix}
     return [unleaves(space, {p: a[i] for p, a in stacked.items()}) for i in range(count)]
 
 
@@ -192,7 +234,14 @@ def _sha256(path: str) -> str:
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def record(env: Union[str, Env, Callable[[], Env]], *, seed: int = 0, steps: int = 200, action_seed: Optional[int] = None, env_id: Optional[str] = None) -> Tape:
+def record(
+    env: Union[str, Env, Callable[[], Env]],
+    *,
+    seed: int = 0,
+    steps: int = 200,
+    action_seed: Optional[int] = None,
+    env_id: Optional[str] = None,
+) -> Tape:
     """Run ``steps`` actions sampled with ``action_seed`` (default: ``seed``) and keep the stream.
 
     ``env`` is a registered id, an Env, or a factory; episode ends are followed by ``reset()``.

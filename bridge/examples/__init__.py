@@ -9,7 +9,16 @@ from bridge.examples.multimodal import MultiModal
 from bridge.examples.pixelgrid import PixelGrid
 from bridge.examples.pointmass import PointMass
 
-__all__ = ["GridWorld", "PointMass", "PixelGrid", "MultiModal", "GoalReach", "CartPole", "CartPoleVector", "EXAMPLE_IDS"]
+__all__ = [
+    "GridWorld",
+    "PointMass",
+    "PixelGrid",
+    "MultiModal",
+    "GoalReach",
+    "CartPole",
+    "CartPoleVector",
+    "EXAMPLE_IDS",
+]
 
 # id -> (entry point, max_episode_steps); registered by bridge/__init__.py without importing us
 EXAMPLE_IDS = {

@@ -126,7 +126,9 @@ class CartPoleVector(VectorEnv):
     def _obs(self) -> np.ndarray:
         return self.rows.T.astype(np.float32)
 
-    def reset(self, *, seed: Union[None, int, Sequence[int]] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, dict]:
+    def reset(
+        self, *, seed: Union[None, int, Sequence[int]] = None, options: Optional[dict] = None
+    ) -> Tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         self.rows = self.np_random.uniform(-0.05, 0.05, size=(self.num_envs, 4)).T.copy()
         self.steps[:] = 0

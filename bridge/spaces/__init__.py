@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from bridge.spaces.base import Space, from_dict
-from bridge.spaces.base import _describe as _describe_value
+from bridge.spaces.base import _describe as _describe_value  # noqa: F401  (the checker and guard share it)
 from bridge.spaces.box import Box, Image
 from bridge.spaces.composite import Dict, Tuple
 from bridge.spaces.discrete import Discrete, MultiBinary, MultiDiscrete
@@ -51,7 +51,7 @@ def batch_space(space: Space, n: int) -> Space:
     raise TypeError(f"batch_space does not know {type(space).__name__}")
 
 
-def stack(space: Space, values: "list[Any]") -> Any:
+def stack(space: Space, values: list[Any]) -> Any:
     """Stack per-env values of ``space`` into one batched value (dicts and tuples recursively)."""
     if isinstance(space, Dict):
         return {k: stack(s, [v[k] for v in values]) for k, s in space.items()}

@@ -13,7 +13,7 @@ from bridge.errors import ContractError, SpecError, message
 # `contains` never pays for formatting.
 Mismatch = Tuple[str, str, str, str]
 
-_TYPES: Dict[str, Callable[[dict], "Space"]] = {}
+_TYPES: Dict[str, Callable[[dict], Space]] = {}
 _default_rng: Optional[np.random.Generator] = None
 
 
@@ -53,11 +53,11 @@ def _as_int(value: Any, name: str, owner: str, minimum: int) -> int:
     return int(value)
 
 
-def _register(name: str, loader: Callable[[dict], "Space"]) -> None:
+def _register(name: str, loader: Callable[[dict], Space]) -> None:
     _TYPES[name] = loader
 
 
-def from_dict(data: dict) -> "Space":
+def from_dict(data: dict) -> Space:
     """Rebuild a space from :meth:`Space.to_dict` output (exact round trip)."""
     kind = data.get("type") if isinstance(data, dict) else None
     if kind not in _TYPES:

@@ -155,9 +155,7 @@ def _box_dtype(dtype: Any) -> np.dtype:
     try:
         resolved = np.dtype(dtype)
     except TypeError as e:
-        raise SpecError(
-            message("Box dtype", "be a numpy numeric dtype", dtype, "Pass e.g. np.float32")
-        ) from e
+        raise SpecError(message("Box dtype", "be a numpy numeric dtype", dtype, "Pass e.g. np.float32")) from e
     if resolved.kind not in "fiu":
         fix = "Use MultiBinary for booleans" if resolved.kind == "b" else "Pass e.g. np.float32"
         raise SpecError(message("Box dtype", "be a float or integer dtype", resolved.name, fix))
@@ -174,9 +172,7 @@ def _box_shape(low: Bound, high: Bound, shape: Optional[Sequence[int]]) -> Tuple
         else:
             ok = all(s >= 0 for s in out)
         if not ok:
-            raise SpecError(
-                message("Box shape", "be a tuple of non-negative ints", shape, "Pass e.g. shape=(4,)")
-            )
+            raise SpecError(message("Box shape", "be a tuple of non-negative ints", shape, "Pass e.g. shape=(4,)"))
         return out
     for bound in (low, high):
         if np.ndim(bound) > 0:
@@ -196,9 +192,7 @@ def _bound(name: str, value: Bound, shape: Tuple[int, ...], dtype: np.dtype) -> 
         else:
             raw = np.broadcast_to(raw, shape)
         if raw.shape != shape:
-            raise SpecError(
-                message(f"Box {name}", f"have shape {shape}", f"shape {raw.shape}", "Match shape")
-            )
+            raise SpecError(message(f"Box {name}", f"have shape {shape}", f"shape {raw.shape}", "Match shape"))
     wide = np.broadcast_to(raw.astype(np.float64), shape)
     if np.isnan(wide).any():
         raise SpecError(message(f"Box {name}", "not contain NaN", value, "Use -np.inf/np.inf"))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence, Tuple as TupleT, Union
+from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence, Union
+from typing import Tuple as TupleT
 
 import numpy as np
 
@@ -20,7 +21,7 @@ class Dict(Space):
     ) -> None:
         pairs = list(spaces.items() if isinstance(spaces, Mapping) else (spaces or []))
         pairs += list(kwargs.items())
-        self.spaces: "dict[str, Space]" = {}
+        self.spaces: dict[str, Space] = {}
         for key, space in pairs:
             if not isinstance(key, str):
                 raise SpecError(message("Dict key", "be a str", key, "Name every entry with a string"))

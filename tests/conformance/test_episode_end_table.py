@@ -52,9 +52,8 @@ SB3_EXPECTED = {"terminated": False, "truncated": True, "both": False}  # TimeLi
 @pytest.mark.parametrize("case", CASES)
 def test_sb3_dummy_vec_env(case):
     require("stable_baselines3")
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
     from bridge.adapters.sb3 import to_sb3
+    from stable_baselines3.common.vec_env import DummyVecEnv
 
     vec = DummyVecEnv([lambda: to_sb3(Scripted(CASES[case]))])
     vec.reset()
@@ -94,7 +93,11 @@ def test_gym_023_four_tuple(case):
     assert (done, info["TimeLimit.truncated"], info["is_terminal"]) == GYM_EXPECTED[case]
 
 
-DREAMER_EXPECTED = {"terminated": (True, True), "truncated": (True, False), "both": (True, True)}  # is_last, is_terminal
+DREAMER_EXPECTED = {
+    "terminated": (True, True),
+    "truncated": (True, False),
+    "both": (True, True),
+}  # is_last, is_terminal
 
 
 @pytest.mark.parametrize("case", CASES)

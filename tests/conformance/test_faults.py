@@ -102,7 +102,10 @@ def test_the_honest_view_agrees_through_a_snapshot_detour(tape):
     [
         (DropsTruncation, "drops-truncation: step 4: truncated expected True, got False"),
         (ForgetsDiscreteStart, "forgets-start: step 0: observation[0] expected 4.0, got 5.0"),
-        (ReusesObservationBuffer, "reuses-buffer: reset(seed): observation[0] (mutated after it was returned) expected 3.0, got 0.0"),
+        (
+            ReusesObservationBuffer,
+            "reuses-buffer: reset(seed): observation[0] (mutated after it was returned) expected 3.0, got 0.0",
+        ),
         (LosesRngOnRestore, "loses-rng: reset after step 12: observation[0] expected -2.0, got 3.0"),
     ],
 )
@@ -128,7 +131,10 @@ def test_a_changed_tape_is_refused(tmp_path, tape):
         f.write(b"\0")
     with open(path + ".json") as f:
         digest = json.load(f)["npz_sha256"]
-    with pytest.raises(ContractError, match=rf"^tape walker.npz must have sha256 {digest[:12]}\.\.\., got [0-9a-f]{{12}}\.\.\.\. The \.npz was changed after recording; record it again\.$"):
+    with pytest.raises(
+        ContractError,
+        match=rf"^tape walker.npz must have sha256 {digest[:12]}\.\.\., got [0-9a-f]{{12}}\.\.\.\. The \.npz was changed after recording; record it again\.$",
+    ):
         Tape.load(path)
 
 
@@ -152,6 +158,9 @@ def test_a_tape_with_a_pickled_member_is_refused_not_executed(tmp_path, tape):
     manifest["npz_sha256"] = _sha256(path)  # a careful attacker also fixes the hash
     with open(path + ".json", "w") as f:
         json.dump(manifest, f)
-    with raises_exactly(ContractError, "tape evil.npz must hold only plain arrays (no pickled objects), got a pickled member. Never load tapes that need pickle."):
+    with raises_exactly(
+        ContractError,
+        "tape evil.npz must hold only plain arrays (no pickled objects), got a pickled member. Never load tapes that need pickle.",
+    ):
         Tape.load(path)
     assert not os.path.exists("/tmp/envbridge-pwned")

@@ -159,7 +159,13 @@ class GoalBase(Good):
     def step(self, action):
         pos, _, terminated, truncated, info = super().step(action)
         obs = self._goal_obs(pos)
-        return obs, float(self.compute_reward(obs["achieved_goal"], obs["desired_goal"], info)), terminated, truncated, info
+        return (
+            obs,
+            float(self.compute_reward(obs["achieved_goal"], obs["desired_goal"], info)),
+            terminated,
+            truncated,
+            info,
+        )
 
     def compute_reward(self, achieved_goal, desired_goal, info):
         return -np.abs(np.asarray(achieved_goal) - desired_goal).sum(axis=-1)
@@ -191,24 +197,77 @@ def test_a_good_env_passes_and_the_report_reads_well():
 
 CASES = [
     (BadSpace, "env.action_space must be a bridge.spaces.Space, got tuple.", "Build it from bridge.spaces."),
-    (BadRenderMode, "env.render_mode must be None or one of metadata['render_modes'] ['ansi'], got human.", "List the mode in metadata['render_modes']."),
-    (BadDeterminism, "env.determinism must be one of ('strong', 'weak', 'none'), got always.", "Declare the snapshot contract."),
-    (BareReset, "env.reset() must return a tuple (observation, info), got array([0.6369617, 0.       ], shape=(2,), dtype=float32).", "Return obs, info."),
+    (
+        BadRenderMode,
+        "env.render_mode must be None or one of metadata['render_modes'] ['ansi'], got human.",
+        "List the mode in metadata['render_modes'].",
+    ),
+    (
+        BadDeterminism,
+        "env.determinism must be one of ('strong', 'weak', 'none'), got always.",
+        "Declare the snapshot contract.",
+    ),
+    (
+        BareReset,
+        "env.reset() must return a tuple (observation, info), got array([0.6369617, 0.       ], shape=(2,), dtype=float32).",
+        "Return obs, info.",
+    ),
     (WrongDtype, "reset observation must have dtype float32, got dtype float64.", "Cast it with .astype(np.float32)."),
-    (ReservedInfoKey, "reset info must not use the key 'episode' (reserved for SB3's Monitor), got ['episode'].", "Rename the key."),
-    (FourTuple, "env.step() must return a 5-tuple (obs, reward, terminated, truncated, info), got 4.", "Split done into terminated and truncated."),
-    (NumpyReward, "step reward must be a Python float (a numpy scalar is a defect), got numpy float32 1.0.", "Return float(reward)."),
+    (
+        ReservedInfoKey,
+        "reset info must not use the key 'episode' (reserved for SB3's Monitor), got ['episode'].",
+        "Rename the key.",
+    ),
+    (
+        FourTuple,
+        "env.step() must return a 5-tuple (obs, reward, terminated, truncated, info), got 4.",
+        "Split done into terminated and truncated.",
+    ),
+    (
+        NumpyReward,
+        "step reward must be a Python float (a numpy scalar is a defect), got numpy float32 1.0.",
+        "Return float(reward).",
+    ),
     (NanReward, "step reward must be finite, got nan.", "Guard the reward computation against NaN and inf."),
     (NumpyFlags, "step terminated must be a Python bool, got numpy bool False.", "Return bool(terminated)."),
     (ListInfo, "step info must be a dict, got list.", "Return {} when there is nothing to report."),
-    (ObsOutOfBounds, "step observation[0] must lie in [0.0, 10.0], got 11.0.", "Clip it into the bounds or widen the space (NaN is never inside)."),
-    (GlobalRandom, "reset(seed=s) must reproduce the same trajectory, got a difference at entry 0.", "Draw all randomness from self.np_random after super().reset(seed=seed).", 2),
-    (Aliasing, "observation 1 must stay unchanged after later steps, got it was mutated in place.", "Return a copy (e.g. self.pos.copy()), not an internal buffer."),
-    (ForgetfulSnapshot, "replay after restore_state (determinism 'strong', 200-action tape) must be bit-identical, got a difference at entry 1.", "Put every simulation field in get_state(), or declare determinism = 'weak'."),
-    (WeakButBroken, "restore_state() must bring back the simulation state (determinism 'weak'), got get_state() differs after restore.", "Make set_state() the inverse of get_state()."),
+    (
+        ObsOutOfBounds,
+        "step observation[0] must lie in [0.0, 10.0], got 11.0.",
+        "Clip it into the bounds or widen the space (NaN is never inside).",
+    ),
+    (
+        GlobalRandom,
+        "reset(seed=s) must reproduce the same trajectory, got a difference at entry 0.",
+        "Draw all randomness from self.np_random after super().reset(seed=seed).",
+        2,
+    ),
+    (
+        Aliasing,
+        "observation 1 must stay unchanged after later steps, got it was mutated in place.",
+        "Return a copy (e.g. self.pos.copy()), not an internal buffer.",
+    ),
+    (
+        ForgetfulSnapshot,
+        "replay after restore_state (determinism 'strong', 200-action tape) must be bit-identical, got a difference at entry 1.",
+        "Put every simulation field in get_state(), or declare determinism = 'weak'.",
+    ),
+    (
+        WeakButBroken,
+        "restore_state() must bring back the simulation state (determinism 'weak'), got get_state() differs after restore.",
+        "Make set_state() the inverse of get_state().",
+    ),
     (Raising, "env.step(action) must run without raising, got ValueError: boom.", "Fix the exception in the env."),
-    (GoalNotBatched, "compute_reward on a batch must return shape (4,) equal to the step rewards [-9.0, -8.0, -7.0, -7.0], got array(-31., shape=(), dtype=float64).", "Reduce over the last axis only (axis=-1)."),
-    (GoalWrongReward, "compute_reward(achieved_goal, desired_goal, info) must equal the step reward -8.0, got -9.0.", "Compute the step reward with compute_reward."),
+    (
+        GoalNotBatched,
+        "compute_reward on a batch must return shape (4,) equal to the step rewards [-9.0, -8.0, -7.0, -7.0], got array(-31., shape=(), dtype=float64).",
+        "Reduce over the last axis only (axis=-1).",
+    ),
+    (
+        GoalWrongReward,
+        "compute_reward(achieved_goal, desired_goal, info) must equal the step reward -8.0, got -9.0.",
+        "Compute the step reward with compute_reward.",
+    ),
 ]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import pickle
 
 import numpy as np
 import pytest
@@ -138,7 +137,9 @@ def test_restore_refuses_a_snapshot_of_another_env_class():
         cart.restore_state(grid.clone_state())
 
 
-@pytest.mark.parametrize("make", [lambda: bridge.make("envbridge/GoalReach-v0"), lambda: bridge.make("envbridge/CartPole-v0")])
+@pytest.mark.parametrize(
+    "make", [lambda: bridge.make("envbridge/GoalReach-v0"), lambda: bridge.make("envbridge/CartPole-v0")]
+)
 def test_snapshot_round_trips_through_npz_and_json(tmp_path, make):
     env = make()
     env.reset(seed=5)

@@ -55,7 +55,9 @@ def record(env_id: str) -> dict:
     actions = _tape(env.action_space, STEPS)
     for action in actions:
         obs, reward, terminated, truncated, _ = env.step(action)
-        stream.append({"obs": _digest(obs), "reward": float(reward).hex(), "terminated": terminated, "truncated": truncated})
+        stream.append(
+            {"obs": _digest(obs), "reward": float(reward).hex(), "terminated": terminated, "truncated": truncated}
+        )
         if terminated or truncated:
             stream.append({"reset": _digest(env.reset()[0])})
     return {"env": env_id, "seed": 0, "actions": _digest(actions), "stream": stream}
@@ -68,7 +70,14 @@ def record_vector() -> dict:
     rng = np.random.default_rng(1234)
     for _ in range(STEPS):
         obs, rewards, terminated, truncated, _ = env.step(rng.integers(0, 2, size=8))
-        stream.append({"obs": _digest(obs), "rewards": _digest(rewards), "terminated": terminated.tolist(), "truncated": truncated.tolist()})
+        stream.append(
+            {
+                "obs": _digest(obs),
+                "rewards": _digest(rewards),
+                "terminated": terminated.tolist(),
+                "truncated": truncated.tolist(),
+            }
+        )
     return {"env": "CartPoleVector(8, 60)", "seed": 0, "stream": stream}
 
 

@@ -30,18 +30,29 @@ def test_register_with_a_callable_and_kwargs():
 
 
 def test_unknown_id_suggests_close_matches():
-    with raises_exactly(SpecError, "env id must be registered, got envbridge/GridWrld-v0. Did you mean 'envbridge/GridWorld-v0', 'envbridge/PixelGrid-v0', 'envbridge/CartPole-v0'?"):
+    with raises_exactly(
+        SpecError,
+        "env id must be registered, got envbridge/GridWrld-v0. Did you mean 'envbridge/GridWorld-v0', 'envbridge/PixelGrid-v0', 'envbridge/CartPole-v0'?",
+    ):
         bridge.make("envbridge/GridWrld-v0")
 
 
 def test_bad_entry_points_are_explained():
     bridge.register("test/Missing-v0", "bridge.examples.gridworld:Nope")
-    with raises_exactly(SpecError, "entry_point attribute of bridge.examples.gridworld must exist, got Nope. Check the name after the colon."):
+    with raises_exactly(
+        SpecError,
+        "entry_point attribute of bridge.examples.gridworld must exist, got Nope. Check the name after the colon.",
+    ):
         bridge.make("test/Missing-v0")
     bridge.register("test/NotEnv-v0", lambda: 3)
-    with raises_exactly(SpecError, "entry point of 'test/NotEnv-v0' must return a bridge.Env, got int. Return an instance of a bridge.Env subclass."):
+    with raises_exactly(
+        SpecError,
+        "entry point of 'test/NotEnv-v0' must return a bridge.Env, got int. Return an instance of a bridge.Env subclass.",
+    ):
         bridge.make("test/NotEnv-v0")
-    with raises_exactly(SpecError, "entry_point must be a callable or 'module:attr', got 'nocolon'. Pass e.g. 'mypkg.envs:MyEnv'."):
+    with raises_exactly(
+        SpecError, "entry_point must be a callable or 'module:attr', got 'nocolon'. Pass e.g. 'mypkg.envs:MyEnv'."
+    ):
         bridge.register("test/X-v0", "nocolon") and bridge.make("test/X-v0")
 
 
@@ -55,7 +66,9 @@ def test_import_bridge_imports_no_framework():
         f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
     )
     # run outside the checkout, so the installed package is imported, not the source folder
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tempfile.gettempdir()
+    )
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
 
 

@@ -71,19 +71,27 @@ def test_box_rejects_nan_and_reports_the_element():
     box = spaces.Box(-1.0, 1.0, (3,))
     value = np.array([0.0, np.nan, 0.0], dtype=np.float32)
     assert not box.contains(value)
-    with raises_exactly(ContractError, "action[1] must lie in [-1.0, 1.0], got nan. Clip it into the bounds or widen the space (NaN is never inside)."):
+    with raises_exactly(
+        ContractError,
+        "action[1] must lie in [-1.0, 1.0], got nan. Clip it into the bounds or widen the space (NaN is never inside).",
+    ):
         box.validate(value, "action")
 
 
 def test_box_refuses_wrong_dtype_with_the_cast_to_use():
-    with raises_exactly(ContractError, "obs must have dtype float32, got dtype float64. Cast it with .astype(np.float32)."):
+    with raises_exactly(
+        ContractError, "obs must have dtype float32, got dtype float64. Cast it with .astype(np.float32)."
+    ):
         spaces.Box(0, 1, (2,)).validate(np.zeros(2), "obs")
 
 
 def test_dict_names_the_path_inside():
     space = spaces.Dict(pos=spaces.Tuple([spaces.Discrete(2), spaces.Box(0, 1, (2,))]))
     bad = {"pos": (np.int64(1), np.array([0.5, 2.0], dtype=np.float32))}
-    with raises_exactly(ContractError, "observation['pos'][1][1] must lie in [0.0, 1.0], got 2.0. Clip it into the bounds or widen the space (NaN is never inside)."):
+    with raises_exactly(
+        ContractError,
+        "observation['pos'][1][1] must lie in [0.0, 1.0], got 2.0. Clip it into the bounds or widen the space (NaN is never inside).",
+    ):
         space.validate(bad, "observation")
 
 
@@ -97,19 +105,49 @@ def test_dict_keeps_the_order_given():
     "build, text",
     [
         (lambda: spaces.Box(1.0, 0.0, (2,)), "Box low[0] must be <= high[0] (0.0), got 1.0. Swap or fix the bounds."),
-        (lambda: spaces.Box(0, 1, (2,), dtype=bool), "Box dtype must be a float or integer dtype, got bool. Use MultiBinary for booleans."),
-        (lambda: spaces.Box(0, np.inf, (2,), dtype=np.int32), "Box high must be finite and within [-2147483648, 2147483647] for dtype int32, got inf. Use np.iinfo(np.int32).min/.max for an unbounded integer Box."),
+        (
+            lambda: spaces.Box(0, 1, (2,), dtype=bool),
+            "Box dtype must be a float or integer dtype, got bool. Use MultiBinary for booleans.",
+        ),
+        (
+            lambda: spaces.Box(0, np.inf, (2,), dtype=np.int32),
+            "Box high must be finite and within [-2147483648, 2147483647] for dtype int32, got inf. Use np.iinfo(np.int32).min/.max for an unbounded integer Box.",
+        ),
         (lambda: spaces.Box(np.nan, 1.0, (2,)), "Box low must not contain NaN, got nan. Use -np.inf/np.inf."),
         (lambda: spaces.Box(np.zeros(3), 1.0, (2,)), "Box low must have shape (2,), got shape (3,). Match shape."),
-        (lambda: spaces.Discrete(0), "Discrete n must be an integer >= 1, got 0. Pass a plain int, e.g. Discrete(n=1)."),
+        (
+            lambda: spaces.Discrete(0),
+            "Discrete n must be an integer >= 1, got 0. Pass a plain int, e.g. Discrete(n=1).",
+        ),
         (lambda: spaces.Discrete(3, start=1.5), "Discrete start must be an integer, got 1.5. Pass e.g. start=0."),
-        (lambda: spaces.MultiDiscrete([3, 0]), "MultiDiscrete nvec must be a non-empty integer array with every entry >= 1, got [3, 0]. Pass e.g. MultiDiscrete([3, 4])."),
-        (lambda: spaces.MultiDiscrete([3, 4], start=[1]), "MultiDiscrete start must be an integer array of shape (2,), got [1]. Pass one start per entry of nvec, or None for zeros."),
-        (lambda: spaces.MultiBinary(0), "MultiBinary n must be an integer >= 1, got 0. Pass a plain int, e.g. MultiBinary(n=1)."),
-        (lambda: spaces.Image(64, 0), "Image width must be an integer >= 1, got 0. Pass a plain int, e.g. Image(width=1)."),
-        (lambda: spaces.Dict({1: spaces.Discrete(2)}), "Dict key must be a str, got 1. Name every entry with a string."),
-        (lambda: spaces.Tuple([spaces.Discrete(2), 3]), "Tuple[1] must be a bridge.spaces.Space, got 3. Build it from bridge.spaces (Box, Discrete, ...)."),
-        (lambda: spaces.from_dict({"type": "Nope"}), "space dict 'type' must be one of ['Box', 'Dict', 'Discrete', 'Image', 'MultiBinary', 'MultiDiscrete', 'Tuple'], got 'Nope'. Pass the output of Space.to_dict()."),
+        (
+            lambda: spaces.MultiDiscrete([3, 0]),
+            "MultiDiscrete nvec must be a non-empty integer array with every entry >= 1, got [3, 0]. Pass e.g. MultiDiscrete([3, 4]).",
+        ),
+        (
+            lambda: spaces.MultiDiscrete([3, 4], start=[1]),
+            "MultiDiscrete start must be an integer array of shape (2,), got [1]. Pass one start per entry of nvec, or None for zeros.",
+        ),
+        (
+            lambda: spaces.MultiBinary(0),
+            "MultiBinary n must be an integer >= 1, got 0. Pass a plain int, e.g. MultiBinary(n=1).",
+        ),
+        (
+            lambda: spaces.Image(64, 0),
+            "Image width must be an integer >= 1, got 0. Pass a plain int, e.g. Image(width=1).",
+        ),
+        (
+            lambda: spaces.Dict({1: spaces.Discrete(2)}),
+            "Dict key must be a str, got 1. Name every entry with a string.",
+        ),
+        (
+            lambda: spaces.Tuple([spaces.Discrete(2), 3]),
+            "Tuple[1] must be a bridge.spaces.Space, got 3. Build it from bridge.spaces (Box, Discrete, ...).",
+        ),
+        (
+            lambda: spaces.from_dict({"type": "Nope"}),
+            "space dict 'type' must be one of ['Box', 'Dict', 'Discrete', 'Image', 'MultiBinary', 'MultiDiscrete', 'Tuple'], got 'Nope'. Pass the output of Space.to_dict().",
+        ),
     ],
 )
 def test_bad_construction_raises_spec_error(build, text):

@@ -61,14 +61,19 @@ def test_an_exception_in_a_sub_env_names_the_env_and_step():
     venv = bridge.vectorize(lambda: Countdown(2), 2)
     venv.reset(seed=0)
     venv.step(np.array([0, 0]))
-    with raises_exactly(ContractError, "env 1 (<Countdown>) at step 2 must step without raising, got ValueError: bad luck. Fix the error in the env's step()."):
+    with raises_exactly(
+        ContractError,
+        "env 1 (<Countdown>) at step 2 must step without raising, got ValueError: bad luck. Fix the error in the env's step().",
+    ):
         venv.step(np.array([0, 1]))
 
 
 def test_vectorize_validates_its_arguments():
     with raises_exactly(SpecError, "vectorize num_envs must be an int >= 1, got 0. Pass e.g. num_envs=4."):
         bridge.vectorize(lambda: Countdown(2), 0)
-    with raises_exactly(SpecError, "autoreset_mode must be one of ('next-step', 'same-step'), got sometimes. Pick one."):
+    with raises_exactly(
+        SpecError, "autoreset_mode must be one of ('next-step', 'same-step'), got sometimes. Pick one."
+    ):
         bridge.vectorize(lambda: Countdown(2), 2, autoreset_mode="sometimes")
 
 

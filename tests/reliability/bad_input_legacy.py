@@ -12,7 +12,6 @@ from support import require
 from bridge import spaces
 from bridge.errors import ContractError
 
-
 # -- to_gym (legacy era) -----------------------------------------------------------------------
 
 
@@ -33,7 +32,11 @@ def _gym_case(export: Any, bad: Callable[[Any], Any]):
 
 for _id, _action, _text in [
     ("action-wrong-shape", np.zeros(3, np.float32), "action must have shape (2,), got shape (3,). Reshape it to (2,)."),
-    ("action-out-of-bounds", np.array([2.0, 0.0], np.float32), f"action[0] must lie in [-1.0, 1.0], got 2.0. {NEUTRAL_ACT}"),
+    (
+        "action-out-of-bounds",
+        np.array([2.0, 0.0], np.float32),
+        f"action[0] must lie in [-1.0, 1.0], got 2.0. {NEUTRAL_ACT}",
+    ),
     ("action-nan", np.array([np.nan, 0.0], np.float32), f"action[0] must lie in [-1.0, 1.0], got nan. {NEUTRAL_ACT}"),
 ]:
     row(f"gym/{_id}", "to_gym step (action check)", ContractError, _text)(

@@ -30,13 +30,21 @@ def _gymnasium_case(export: Any, bad: Callable[[Any], Any]):
 
 
 for _id, _action, _text in [
-    ("action-wrong-shape", np.zeros(3, np.float32), "action must have shape (2,), got shape (3,). Reshape it to the action space's shape."),
+    (
+        "action-wrong-shape",
+        np.zeros(3, np.float32),
+        "action must have shape (2,), got shape (3,). Reshape it to the action space's shape.",
+    ),
     (
         "action-wrong-dtype",
         np.zeros(2, np.float64),
         "action must have a dtype that casts safely to float32, got dtype float64. Cast it with .astype(np.float32).",
     ),
-    ("action-out-of-bounds", np.array([2.0, 0.0], np.float32), f"action[0] must lie in [-1.0, 1.0], got 2.0. {DEFAULT_ACT}"),
+    (
+        "action-out-of-bounds",
+        np.array([2.0, 0.0], np.float32),
+        f"action[0] must lie in [-1.0, 1.0], got 2.0. {DEFAULT_ACT}",
+    ),
     ("action-nan", np.array([np.nan, 0.0], np.float32), f"action[0] must lie in [-1.0, 1.0], got nan. {DEFAULT_ACT}"),
     (
         "action-list",
@@ -74,14 +82,24 @@ OUTPUT_ROWS = [
         True,
         "Probe step observation must have dtype float32, got dtype float64. Cast it with .astype(np.float32).",
     ),
-    ("nan-reward", "nan_reward", False, "Probe step reward must be finite, got nan. Guard the reward computation against NaN and inf."),
+    (
+        "nan-reward",
+        "nan_reward",
+        False,
+        "Probe step reward must be finite, got nan. Guard the reward computation against NaN and inf.",
+    ),
     (
         "numpy-scalar-reward",
         "numpy_reward",
         False,
         "Probe step reward must be a Python float (a numpy scalar is a defect), got numpy float32 0.5. Return float(reward).",
     ),
-    ("numpy-bool-flags", "numpy_bools", False, "Probe step terminated must be a Python bool, got numpy bool False. Return bool(terminated)."),
+    (
+        "numpy-bool-flags",
+        "numpy_bools",
+        False,
+        "Probe step terminated must be a Python bool, got numpy bool False. Return bool(terminated).",
+    ),
     (
         "step-4-tuple",
         "four_tuple",

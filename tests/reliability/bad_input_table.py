@@ -22,6 +22,7 @@ from bridge import spaces
 from bridge.errors import ContractError, SpecError
 from bridge.snapshot import to_json
 
+
 class Probe(bridge.Env):
     """Box(2,) observation, Box or Discrete action; terminates at step ``end_at``; ``fault`` spoils one output."""
 
@@ -45,7 +46,9 @@ class Probe(bridge.Env):
     def step(self, action):
         if self.fault == "raises" and self.t == 2:
             raise ZeroDivisionError("division by zero")
-        move = np.array([float(action) - 1.0, 0.0], np.float32) if np.ndim(action) == 0 else np.asarray(action, np.float32)
+        move = (
+            np.array([float(action) - 1.0, 0.0], np.float32) if np.ndim(action) == 0 else np.asarray(action, np.float32)
+        )
         pos, t = np.clip(self.pos + move, -10.0, 10.0).astype(np.float32), self.t + 1
         out = [pos.copy(), 0.5, t >= self.end_at, False, {}]
         spoil = {

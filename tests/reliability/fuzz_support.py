@@ -12,11 +12,11 @@ import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
+from core.strategies import FLOAT_DTYPES, INT_DTYPES, boxes, shapes
 from hypothesis import event
 from hypothesis import strategies as st
 
 from bridge import spaces as ns
-from core.strategies import FLOAT_DTYPES, INT_DTYPES, boxes, shapes
 
 ROLES = ("observation", "action")
 
@@ -24,7 +24,9 @@ ROLES = ("observation", "action")
 # keys include the characters the exports join nested keys with ("." and "/") and the names
 # DreamerV2 reserves, so collisions and reserved keys are generated, not only hand-written
 _SPECIAL_KEYS = ["a", "b", "a.b", "a/b", "0", "1", "pos", "action", "reward", "log_x", "is_first"]
-KEYS = st.one_of(st.sampled_from(_SPECIAL_KEYS), st.sampled_from(_SPECIAL_KEYS), st.text("abc_", min_size=1, max_size=3))
+KEYS = st.one_of(
+    st.sampled_from(_SPECIAL_KEYS), st.sampled_from(_SPECIAL_KEYS), st.text("abc_", min_size=1, max_size=3)
+)
 
 
 @st.composite
@@ -172,8 +174,14 @@ def assert_refusal(error: Exception, role: str, space: ns.Space) -> str:
 class Lowered:
     """One export's way across for one space: encode out, decode back, the target's contains."""
 
-    def __init__(self, encode: Callable[[Any], Any], decode: Callable[[Any], Any], contains: Callable[[Any], bool],
-                 target: Any, compare: Optional[Callable[[Any, Any], None]] = None) -> None:
+    def __init__(
+        self,
+        encode: Callable[[Any], Any],
+        decode: Callable[[Any], Any],
+        contains: Callable[[Any], bool],
+        target: Any,
+        compare: Optional[Callable[[Any, Any], None]] = None,
+    ) -> None:
         self.encode, self.decode, self.contains, self.target = encode, decode, contains, target
         self.compare = compare or assert_identical
 
@@ -264,7 +272,6 @@ def _target_samples(target: Any, seed: int, n: int = 2) -> List[Any]:
 def gymnasium_export(layout: str) -> Callable[[ns.Space, str], Lowered]:
     """``to_gymnasium``'s lowering (observation and action) in one image layout."""
     import gymnasium
-
     from bridge.adapters._lowering import lower
 
     def lowered(space: ns.Space, role: str) -> Lowered:
@@ -306,10 +313,13 @@ def sb3_export(float64_as_float32: bool) -> Callable[[ns.Space, str], Lowered]:
     """
 
     def lowered(space: ns.Space, role: str) -> Lowered:
-        from stable_baselines3.common.preprocessing import check_for_nested_spaces, get_action_dim, get_obs_shape
-        from stable_baselines3.common.preprocessing import is_image_space
-
         from bridge.adapters.sb3 import policy_for, to_sb3
+        from stable_baselines3.common.preprocessing import (
+            check_for_nested_spaces,
+            get_action_dim,
+            get_obs_shape,
+            is_image_space,
+        )
 
         export = to_sb3(env_for(space, role), float64_as_float32=float64_as_float32)
         low = export.observation_lowering if role == "observation" else export.action_lowering

@@ -19,7 +19,6 @@ from support import raises_exactly
 import bridge
 from bridge.errors import ContractError
 
-
 # -- the tests ---------------------------------------------------------------------------------
 
 
@@ -32,7 +31,6 @@ def test_bad_input_raises_the_whole_message_and_changes_nothing(case: Row):
     assert state() == before
     if case.cause is not None:
         assert type(caught.value.__cause__) is case.cause
-
 
 
 def test_docs_table_lists_every_row_with_its_whole_message():

@@ -14,13 +14,6 @@ import importlib.util
 
 import numpy as np
 import pytest
-from hypothesis import assume, event, given, settings
-from hypothesis import strategies as st
-
-import bridge
-from bridge import spaces as ns
-from bridge.registry import registry
-from bridge.errors import ConversionError
 from fuzz_support import (
     ROLES,
     assert_identical,
@@ -32,7 +25,14 @@ from fuzz_support import (
     tree_env,
     trees,
 )
+from hypothesis import assume, event, given, settings
+from hypothesis import strategies as st
 from support import ERA, raises_exactly, require
+
+import bridge
+from bridge import spaces as ns
+from bridge.errors import ConversionError
+from bridge.registry import registry
 
 if ERA in ("modern", "legacy"):
     RUN_ERA = ERA

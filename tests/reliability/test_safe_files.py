@@ -53,7 +53,9 @@ def test_a_tree_reference_outside_its_arrays_is_refused(tmp_path, reference):
     # -1 and True would silently pick an array by Python indexing; 1 is past the end
     path = _npz(os.path.join(tmp_path, "crafted.npz"), tree=_tree({"x": {"__ndarray__": reference}}), a0=np.zeros(2))
     got = json.dumps({"__ndarray__": reference})
-    with raises_exactly(ContractError, f"snapshot file tree must reference only its arrays a0..a0, got {got}. {RESAVE}"):
+    with raises_exactly(
+        ContractError, f"snapshot file tree must reference only its arrays a0..a0, got {got}. {RESAVE}"
+    ):
         snapshot.load(path)
 
 
@@ -79,7 +81,8 @@ def test_a_missing_tree_is_refused(tmp_path):
 def test_a_tree_that_is_not_one_json_string_is_refused(tmp_path):
     path = _npz(os.path.join(tmp_path, "numbers.npz"), tree=np.arange(3))
     with raises_exactly(
-        ContractError, f"snapshot file tree must be one JSON string, got a {np.arange(3).dtype} array of shape (3,). {RESAVE}"
+        ContractError,
+        f"snapshot file tree must be one JSON string, got a {np.arange(3).dtype} array of shape (3,). {RESAVE}",
     ):
         snapshot.load(path)
     path = _npz(os.path.join(tmp_path, "text.npz"), tree=np.array("{'x': 1}"))
@@ -159,7 +162,8 @@ def test_a_manifest_with_unexpected_types_is_refused(saved_tape, key, value, exp
 def test_a_manifest_space_that_is_not_a_space_is_refused(saved_tape):
     _edit_manifest(saved_tape, action_space={"type": "Box"})
     with raises_exactly(
-        ContractError, f"tape manifest 'action_space' must be a space dict (Space.to_dict()), got {{'type': 'Box'}}. {RECORD}"
+        ContractError,
+        f"tape manifest 'action_space' must be a space dict (Space.to_dict()), got {{'type': 'Box'}}. {RECORD}",
     ):
         Tape.load(saved_tape)
 
@@ -191,7 +195,9 @@ def test_a_member_outside_the_layout_is_refused_even_with_a_fixed_hash(saved_tap
 def test_a_member_of_the_wrong_kind_or_length_is_refused(saved_tape, member, array, got):
     rows = len(Tape.load(saved_tape).entries) if member != "act" else 12
     _rewrite_npz(saved_tape, **{member: array})
-    with raises_exactly(ContractError, f"tape walk.npz member {member!r} must be a numeric array of {rows} rows, got {got}. {RECORD}"):
+    with raises_exactly(
+        ContractError, f"tape walk.npz member {member!r} must be a numeric array of {rows} rows, got {got}. {RECORD}"
+    ):
         Tape.load(saved_tape)
 
 

@@ -124,12 +124,18 @@ def test_an_env_fn_that_cannot_pickle_is_refused_before_any_worker_runs():
         pickle.dumps(local_factory)
     reason = f"{type(pickling.value).__name__}: {pickling.value}"
     fix = "Pass a class, a module-level function or a functools.partial of one (not a lambda or a local function)."
-    with hard_limit(30), raises_exactly(SpecError, f"vectorize env_fn must pickle for worker processes, got {reason}. {fix}"):
+    with (
+        hard_limit(30),
+        raises_exactly(SpecError, f"vectorize env_fn must pickle for worker processes, got {reason}. {fix}"),
+    ):
         bridge.vectorize(local_factory, 2, workers="process")
 
 
 def test_vectorize_refuses_unknown_workers_and_a_sync_timeout():
-    with raises_exactly(SpecError, "vectorize workers must be 'sync' or 'process', got 'threads'. Pass workers='process' for one process per env."):
+    with raises_exactly(
+        SpecError,
+        "vectorize workers must be 'sync' or 'process', got 'threads'. Pass workers='process' for one process per env.",
+    ):
         bridge.vectorize(GridWorld, 2, workers="threads")
     with raises_exactly(
         SpecError,
@@ -142,9 +148,8 @@ def test_vectorize_refuses_unknown_workers_and_a_sync_timeout():
 @pytest.mark.parametrize("fault, expectation, actual, fix", RAISE_AND_EXIT)
 def test_an_sb3_subprocess_fault_names_env_and_step_and_closes_every_worker(fault, expectation, actual, fix):
     require("stable_baselines3")
-    from stable_baselines3.common.vec_env import SubprocVecEnv
-
     from bridge.adapters.sb3 import make_vec_env
+    from stable_baselines3.common.vec_env import SubprocVecEnv
 
     with hard_limit(90):
         vec = make_vec_env(functools.partial(Ticker, fault, 3, 11), n_envs=3, seed=10, vec_env_cls=SubprocVecEnv)

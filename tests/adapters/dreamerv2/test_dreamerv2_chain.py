@@ -15,8 +15,6 @@ gym = require("gym")
 tf = require("tensorflow")
 require("dreamerv2")
 
-import bridge  # noqa: E402
-from bridge import spaces as S  # noqa: E402
 from bridge.adapters.dreamerv2 import (  # noqa: E402
     DreamerReadyEnv,
     check,
@@ -27,6 +25,9 @@ from bridge.adapters.dreamerv2 import (  # noqa: E402
     wrap_chain,
 )
 from bridge.adapters.gym import to_gym  # noqa: E402
+
+import bridge  # noqa: E402
+from bridge import spaces as S  # noqa: E402
 from bridge.env import Env, TimeLimit  # noqa: E402
 from bridge.errors import ContractError, ConversionError, SpecError  # noqa: E402
 from bridge.examples import CartPole, GoalReach, GridWorld, MultiModal, PixelGrid, PointMass  # noqa: E402

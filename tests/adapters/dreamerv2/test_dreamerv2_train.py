@@ -15,9 +15,10 @@ gym = require("gym")
 tf = require("tensorflow")
 require("dreamerv2")
 
+from bridge.adapters.dreamerv2 import load_dreamerv2, replay_episodes, train  # noqa: E402
+
 import bridge  # noqa: E402
 from bridge import spaces as S  # noqa: E402
-from bridge.adapters.dreamerv2 import load_dreamerv2, replay_episodes, train  # noqa: E402
 from bridge.cli import main  # noqa: E402
 from bridge.env import Env  # noqa: E402
 from bridge.errors import SpecError  # noqa: E402

@@ -11,9 +11,10 @@ from support import raises_exactly, require
 gym = require("gym")
 env_checker = require("gym.utils.env_checker")
 
+from bridge.adapters.gym import GymEnv, register, to_gym, to_gym_space  # noqa: E402
+
 import bridge  # noqa: E402
 from bridge import spaces  # noqa: E402
-from bridge.adapters.gym import GymEnv, register, to_gym, to_gym_space  # noqa: E402
 from bridge.env import Env, TimeLimit  # noqa: E402
 from bridge.errors import ContractError, ConversionError  # noqa: E402
 from bridge.examples import CartPole, GoalReach, GridWorld, MultiModal, PixelGrid, PointMass  # noqa: E402

@@ -78,7 +78,11 @@ class TupleObsEnv(_Base):
     def __init__(self) -> None:
         super().__init__()
         self.observation_space = spaces.Tuple(
-            [spaces.Box(0, 10, (2,), np.float32), spaces.Discrete(11, start=-5), spaces.Dict(flag=spaces.MultiBinary([2, 2]))]
+            [
+                spaces.Box(0, 10, (2,), np.float32),
+                spaces.Discrete(11, start=-5),
+                spaces.Dict(flag=spaces.MultiBinary([2, 2])),
+            ]
         )
         self.action_space = spaces.Discrete(2)
 

@@ -11,11 +11,11 @@ from support import raises_exactly, require
 gymnasium = require("gymnasium")
 
 import gymnasium_test_envs as test_envs  # noqa: E402
+from bridge.adapters.gymnasium import register, to_gymnasium, to_gymnasium_vector  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.vector import AutoresetMode  # noqa: E402
 
 import bridge  # noqa: E402
-from bridge.adapters.gymnasium import register, to_gymnasium, to_gymnasium_vector  # noqa: E402
 from bridge.examples import EXAMPLE_IDS, CartPoleVector  # noqa: E402
 
 CHECKED_IDS = sorted(EXAMPLE_IDS) + sorted(test_envs.LOWERING_ENVS) + ["envbridge-test/Hybrid-v0"]
@@ -137,7 +137,9 @@ def test_register_makes_the_export_under_gymnasiums_time_limit():
     assert terminated.tolist() == [True, False] and truncated.tolist() == [False, False]
 
 
-@pytest.mark.parametrize("mode, declared", [("next-step", AutoresetMode.NEXT_STEP), ("same-step", AutoresetMode.SAME_STEP)])
+@pytest.mark.parametrize(
+    "mode, declared", [("next-step", AutoresetMode.NEXT_STEP), ("same-step", AutoresetMode.SAME_STEP)]
+)
 def test_vector_export_declares_its_autoreset_mode(mode, declared):
     vec = to_gymnasium_vector(CartPoleVector(num_envs=4, max_episode_steps=3, autoreset_mode=mode))
     assert isinstance(vec, gymnasium.vector.VectorEnv) and vec.metadata["autoreset_mode"] == declared
@@ -155,8 +157,14 @@ def test_vector_export_refuses_an_invalid_batch_without_stepping():
     vec = to_gymnasium_vector(neutral)
     vec.reset(seed=0)
     before = neutral.state.copy()
-    with raises_exactly(bridge.ContractError, "actions[1] must lie in [0, 1], got 2. Sample from env.action_space or clip the action into its bounds."):
+    with raises_exactly(
+        bridge.ContractError,
+        "actions[1] must lie in [0, 1], got 2. Sample from env.action_space or clip the action into its bounds.",
+    ):
         vec.step(np.array([0, 2]))
-    with raises_exactly(bridge.ContractError, "actions must hold one action per env (2), got 3. Pass a batch from env.action_space.sample()."):
+    with raises_exactly(
+        bridge.ContractError,
+        "actions must hold one action per env (2), got 3. Pass a batch from env.action_space.sample().",
+    ):
         vec.step(np.array([0, 1, 1]))
     assert np.array_equal(neutral.state, before)

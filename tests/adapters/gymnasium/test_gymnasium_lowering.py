@@ -9,10 +9,10 @@ from support import raises_exactly, require
 gymnasium = require("gymnasium")
 
 import gymnasium_test_envs as test_envs  # noqa: E402
+from bridge.adapters.gymnasium import to_gymnasium  # noqa: E402
 
 import bridge  # noqa: E402
 from bridge import spaces  # noqa: E402
-from bridge.adapters.gymnasium import to_gymnasium  # noqa: E402
 from bridge.examples import EXAMPLE_IDS  # noqa: E402
 
 ALL_IDS = sorted(EXAMPLE_IDS) + sorted(test_envs.LOWERING_ENVS) + ["envbridge-test/Hybrid-v0"]
@@ -115,7 +115,10 @@ class _SpaceEnv(test_envs.ShiftedDiscreteEnv):
 
 def test_refuses_an_empty_dict_naming_its_path():
     env = _SpaceEnv(spaces.Dict(pos=spaces.Box(0, 1, (1,)), extra=spaces.Dict()))
-    with raises_exactly(bridge.ConversionError, "observation['extra'] must have at least one entry, got Dict(). Drop the empty entry or give it a space."):
+    with raises_exactly(
+        bridge.ConversionError,
+        "observation['extra'] must have at least one entry, got Dict(). Drop the empty entry or give it a space.",
+    ):
         to_gymnasium(env)
 
 
@@ -139,19 +142,50 @@ def test_refuses_normalize_actions_for_a_discrete_action():
 
 
 def test_refuses_an_unknown_image_layout():
-    with raises_exactly(bridge.ConversionError, "image_layout must be one of ('CHW', 'HWC'), got 'CWH'. Pass image_layout='CHW' (SB3) or 'HWC'."):
+    with raises_exactly(
+        bridge.ConversionError,
+        "image_layout must be one of ('CHW', 'HWC'), got 'CWH'. Pass image_layout='CHW' (SB3) or 'HWC'.",
+    ):
         to_gymnasium("envbridge-test/ImageObs-v0", image_layout="CWH")
 
 
 # -- invalid actions (whole messages; the env does not advance) ---------------------------------------
 INVALID = [
-    ("envbridge/GridWorld-v0", np.int64(4), "action must lie in [0, 3], got 4. Sample from env.action_space or clip the action into its bounds."),
-    ("envbridge/GridWorld-v0", 1.0, "action must be a numpy array of dtype int64 and shape (), got 1.0. Pass np.asarray(action, dtype=np.int64)."),
-    ("envbridge/PointMass-v0", np.array([0.5, 1.5], np.float32), "action[1] must lie in [-1.0, 1.0], got 1.5. Sample from env.action_space or clip the action into its bounds."),
-    ("envbridge/PointMass-v0", np.zeros(3, np.float32), "action must have shape (2,), got shape (3,). Reshape it to the action space's shape."),
-    ("envbridge/PointMass-v0", np.zeros(2, np.float64), "action must have a dtype that casts safely to float32, got dtype float64. Cast it with .astype(np.float32)."),
-    ("envbridge-test/GridAction-v0", np.array([2, 1, 2, 3]), "action[2] must lie in [0, 1], got 2. Sample from env.action_space or clip the action into its bounds."),
-    ("envbridge-test/Hybrid-v0", {"0": 1}, "action must be a dict with the keys ['0', '1'], got ['0']. Pass one entry per key of env.action_space."),
+    (
+        "envbridge/GridWorld-v0",
+        np.int64(4),
+        "action must lie in [0, 3], got 4. Sample from env.action_space or clip the action into its bounds.",
+    ),
+    (
+        "envbridge/GridWorld-v0",
+        1.0,
+        "action must be a numpy array of dtype int64 and shape (), got 1.0. Pass np.asarray(action, dtype=np.int64).",
+    ),
+    (
+        "envbridge/PointMass-v0",
+        np.array([0.5, 1.5], np.float32),
+        "action[1] must lie in [-1.0, 1.0], got 1.5. Sample from env.action_space or clip the action into its bounds.",
+    ),
+    (
+        "envbridge/PointMass-v0",
+        np.zeros(3, np.float32),
+        "action must have shape (2,), got shape (3,). Reshape it to the action space's shape.",
+    ),
+    (
+        "envbridge/PointMass-v0",
+        np.zeros(2, np.float64),
+        "action must have a dtype that casts safely to float32, got dtype float64. Cast it with .astype(np.float32).",
+    ),
+    (
+        "envbridge-test/GridAction-v0",
+        np.array([2, 1, 2, 3]),
+        "action[2] must lie in [0, 1], got 2. Sample from env.action_space or clip the action into its bounds.",
+    ),
+    (
+        "envbridge-test/Hybrid-v0",
+        {"0": 1},
+        "action must be a dict with the keys ['0', '1'], got ['0']. Pass one entry per key of env.action_space.",
+    ),
 ]
 
 

@@ -16,13 +16,13 @@ stable_baselines3 = require("stable_baselines3")
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "gymnasium"))  # the shared test envs
 import gymnasium_test_envs as test_envs  # noqa: E402
+from bridge.adapters.sb3 import make_vec_env, to_sb3  # noqa: E402
+from bridge.adapters.sb3_vec import BatchedVecEnv  # noqa: E402
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env  # noqa: E402
 from stable_baselines3.common.env_checker import check_env as sb3_check_env  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa: E402
 
 import bridge  # noqa: E402
-from bridge.adapters.sb3 import make_vec_env, to_sb3  # noqa: E402
-from bridge.adapters.sb3_vec import BatchedVecEnv  # noqa: E402
 from bridge.examples import EXAMPLE_IDS, CartPoleVector  # noqa: E402
 
 HYBRID_MESSAGE = (
@@ -81,7 +81,11 @@ def test_integer_box_action_is_refused_for_sb3():
 
 @pytest.mark.parametrize(
     "env_id, policy",
-    [("envbridge/GridWorld-v0", "MlpPolicy"), ("envbridge/PixelGrid-v0", "CnnPolicy"), ("envbridge/MultiModal-v0", "MultiInputPolicy")],
+    [
+        ("envbridge/GridWorld-v0", "MlpPolicy"),
+        ("envbridge/PixelGrid-v0", "CnnPolicy"),
+        ("envbridge/MultiModal-v0", "MultiInputPolicy"),
+    ],
 )
 def test_profile_advises_the_policy(env_id, policy):
     advice = [p for p in bridge.check(env_id, targets=["sb3"]).for_target("sb3") if p.check == "policy"]
@@ -102,8 +106,13 @@ def test_profile_advises_normalize_actions_for_an_asymmetric_box():
     found = bridge.check(Asymmetric(), targets=["sb3"]).for_target("sb3")
     fixes = {p.check: p.fix for p in found}
     assert any(p.severity == "warning" and "symmetric and normalized" in p.message for p in found)
-    assert fixes["runtime-checker"] == "Export with to_gymnasium(env, normalize_actions=True), which exposes the action as [-1, 1]."
-    assert [p.message for p in found if p.check == "policy"][1] == "the action Box for SB3 must be [-1, 1] (SB3 squashes/clips to the Box), got [0.0, 4.0]."
+    assert (
+        fixes["runtime-checker"]
+        == "Export with to_gymnasium(env, normalize_actions=True), which exposes the action as [-1, 1]."
+    )
+    assert [p.message for p in found if p.check == "policy"][
+        1
+    ] == "the action Box for SB3 must be [-1, 1] (SB3 squashes/clips to the Box), got [0.0, 4.0]."
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sb3_check_env(to_sb3(Asymmetric(), normalize_actions=True))
@@ -159,7 +168,10 @@ def test_batched_vec_env_refuses_invalid_actions_without_stepping():
     neutral = test_envs.CapVector(num_envs=3, cap=4)
     vec = make_vec_env(neutral)
     vec.reset()
-    with raises_exactly(bridge.ContractError, "actions[2] must lie in [0, 1], got 3. Sample from env.action_space or clip the action into its bounds."):
+    with raises_exactly(
+        bridge.ContractError,
+        "actions[2] must lie in [0, 1], got 3. Sample from env.action_space or clip the action into its bounds.",
+    ):
         vec.step_async(np.array([0, 1, 3]))
     assert neutral.count.tolist() == [0, 0, 0]
 
@@ -184,7 +196,9 @@ def test_batched_cartpole_matches_the_neutral_batch_and_trains():
         obs, rewards, dones, infos = _step(vec, actions)
         expected, _, terminated, truncated, _ = reference.step(actions)
         assert np.array_equal(dones, terminated | truncated)
-    model = stable_baselines3.PPO("MlpPolicy", vec, n_steps=32, batch_size=64, policy_kwargs={"net_arch": [32, 32]}, seed=0)
+    model = stable_baselines3.PPO(
+        "MlpPolicy", vec, n_steps=32, batch_size=64, policy_kwargs={"net_arch": [32, 32]}, seed=0
+    )
     model.learn(512)
     assert model.num_timesteps == 512 and len(model.ep_info_buffer) > 0
 
@@ -215,7 +229,24 @@ def test_demo_prints_the_table_and_writes_the_curve(tmp_path, capsys):
 def test_train_saves_the_model_and_prints_the_mean_return(tmp_path, capsys):
     from bridge.cli import main
 
-    assert main(["train", "sb3", "--algo", "A2C", "--env", "envbridge/GridWorld-v0", "--steps", "200", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "sb3",
+                "--algo",
+                "A2C",
+                "--env",
+                "envbridge/GridWorld-v0",
+                "--steps",
+                "200",
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert line.startswith("A2C on envbridge/GridWorld-v0: 200 steps, mean return ") and "over 10 episodes" in line
     assert (tmp_path / "a2c_envbridge_GridWorld-v0.zip").exists()
@@ -224,7 +255,10 @@ def test_train_saves_the_model_and_prints_the_mean_return(tmp_path, capsys):
 def test_train_refuses_an_algorithm_the_action_space_cannot_use(capsys):
     from bridge.cli import main
 
-    assert main(["train", "sb3", "--algo", "DQN", "--env", "envbridge/PointMass-v0", "--steps", "10", "--no-progress"]) == 2
+    assert (
+        main(["train", "sb3", "--algo", "DQN", "--env", "envbridge/PointMass-v0", "--steps", "10", "--no-progress"])
+        == 2
+    )
     assert capsys.readouterr().err.strip() == (
         "envbridge train sb3: SpecError: the action space for DQN must be Discrete, got Box(-1.0, 1.0, (2,), float32). "
         "Use PPO or A2C, or SAC/TD3 for a Box."

@@ -37,9 +37,20 @@ def test_ppo_solves_gridworld():
 
 def test_dqn_improves_over_random_on_gridworld():
     model = train(
-        "DQN", "envbridge/GridWorld-v0", 15_000, seed=0, learning_starts=1000, batch_size=64, gamma=0.95,
-        exploration_fraction=0.5, exploration_final_eps=0.05, target_update_interval=250, learning_rate=1e-3,
-        train_freq=4, gradient_steps=2, policy_kwargs=TINY,
+        "DQN",
+        "envbridge/GridWorld-v0",
+        15_000,
+        seed=0,
+        learning_starts=1000,
+        batch_size=64,
+        gamma=0.95,
+        exploration_fraction=0.5,
+        exploration_final_eps=0.05,
+        target_update_interval=250,
+        learning_rate=1e-3,
+        train_freq=4,
+        gradient_steps=2,
+        policy_kwargs=TINY,
     )
     random, trained = _compare("envbridge/GridWorld-v0", model)
     assert trained["return"] > random["return"] + 0.2 and trained["length"] < random["length"]
