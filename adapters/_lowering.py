@@ -23,12 +23,13 @@ from typing import Any, Callable, List, Optional, Tuple
 import numpy as np
 
 from bridge import spaces as ns
-from bridge.errors import ConversionError, message
+from bridge.errors import ContractError, ConversionError, message
 from bridge.spaces.base import Mismatch, _describe
 
 Fn = Callable[[Any], Any]
 Check = Callable[[Any, str], Optional[Mismatch]]
 LAYOUTS = ("CHW", "HWC")
+_TABLE_LIMIT = 4096  # Discrete actions up to this size are checked and decoded by one dict lookup
 KEY_SEPARATOR = "."
 
 
@@ -42,7 +43,17 @@ def refuse(subject: str, expectation: str, actual: Any, fix: str) -> ConversionE
 class Lowering:
     """The target space plus the plain functions that move values across (see module doc)."""
 
-    __slots__ = ("space", "encode", "decode", "encode_batch", "decode_batch", "invalid", "invalid_batch", "identity")
+    __slots__ = (
+        "space",
+        "encode",
+        "decode",
+        "encode_batch",
+        "decode_batch",
+        "invalid",
+        "invalid_batch",
+        "identity",
+        "table",
+    )
 
     def __init__(
         self,
@@ -54,11 +65,39 @@ class Lowering:
         invalid: Check,
         invalid_batch: Check,
         identity: bool = False,
+        table: Optional[dict] = None,
     ) -> None:
         self.space, self.encode, self.decode = space, encode, decode
         self.encode_batch, self.decode_batch = encode_batch, decode_batch
         self.invalid, self.invalid_batch = invalid, invalid_batch
         self.identity = identity  # encode/decode return their argument unchanged
+        self.table = table  # every valid target value -> its neutral value (small Discrete spaces)
+
+    def preparer(self, check: bool = True, path: str = "action") -> Fn:
+        """One function, built once: target action -> neutral action, raising ContractError (the
+        house sentence, before anything moves) when ``check`` and the action is outside the space."""
+        decode, invalid = self.decode, self.invalid
+        if not check:
+            return decode
+
+        def checked(x: Any) -> Any:
+            bad = invalid(x, path)
+            if bad is not None:
+                raise ContractError(message(*bad))
+            return decode(x)
+
+        if self.table is None:
+            return checked
+        get, int64 = self.table.get, np.int64
+
+        def lookup(x: Any) -> Any:  # the common case is one dict lookup; the rest takes the full path
+            if type(x) is int or type(x) is int64:
+                neutral = get(x)
+                if neutral is not None:
+                    return neutral
+            return checked(x)
+
+        return lookup
 
 
 def _same(x: Any) -> Any:
@@ -265,8 +304,9 @@ def _lower_discrete(space: ns.Discrete, gym: Any) -> Lowering:
     target = gym.spaces.Discrete(n)
     low, high = np.int64(0), np.int64(n - 1)
     invalid, invalid_batch = _array_check((), np.dtype(np.int64), np.asarray(low), np.asarray(high), "int")
+    table = {i: np.int64(i + start) for i in range(n)} if n <= _TABLE_LIMIT else None
     if start == 0:  # the neutral Discrete accepts ints and integer scalars as they are
-        return Lowering(target, np.int64, _same, _array_int64, _array_int64, invalid, invalid_batch)
+        return Lowering(target, np.int64, _same, _array_int64, _array_int64, invalid, invalid_batch, table=table)
     return Lowering(
         target,
         lambda x: np.int64(x - start),
@@ -275,6 +315,7 @@ def _lower_discrete(space: ns.Discrete, gym: Any) -> Lowering:
         lambda x: np.asarray(x, dtype=np.int64) + start,
         invalid,
         invalid_batch,
+        table=table,
     )
 
 

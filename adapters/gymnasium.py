@@ -62,12 +62,40 @@ class GymnasiumEnv(gymnasium.Env):
         self.metadata = dict(neutral.metadata or {})
         self.metadata.setdefault("render_modes", [])
         self.render_mode = neutral.render_mode
-        self.steps = 0  # since the last reset: the adapter's own state, kept in snapshots
-        self._encode = None if self.observation_lowering.identity else self.observation_lowering.encode
-        self._decode = self.action_lowering.decode
-        self._invalid = self.action_lowering.invalid if self.check_actions else None
         self._guard = Guard(neutral, "gymnasium env", strict=strict)  # lifecycle + user output (bridge.guard)
         self._guard.bind(neutral.step)  # bound once: this is the innermost loop of training
+        self._bind_step()
+
+    def _bind_step(self) -> None:
+        """Fuse the action check and decode, the guarded neutral step and the encode into one
+        closure installed as this instance's ``step``: one Python frame per step on top of the
+        user's own (copies and pickles rebuild it, see ``__setstate__``)."""
+        prepare = self.action_lowering.preparer(self.check_actions)
+        checked = self._guard.checked_step
+        encode = None if self.observation_lowering.identity else self.observation_lowering.encode
+
+        def step(action: Any) -> Tuple[Any, float, bool, bool, dict]:
+            out = checked(prepare(action))  # raises before the env moves on a bad action or misuse
+            if encode is None:
+                return out
+            obs, reward, terminated, truncated, info = out
+            return encode(obs), reward, terminated, truncated, info
+
+        self.__dict__["step"] = step
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("step", None)  # a closure over this instance: rebuilt, never copied
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_step()
+
+    @property
+    def steps(self) -> int:
+        """Steps since the last reset (the guard counts them; snapshots keep them)."""
+        return self._guard.steps
 
     # -- one Generator: the neutral env's --------------------------------------------------------
     @property
@@ -94,24 +122,15 @@ class GymnasiumEnv(gymnasium.Env):
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         """Reset the neutral env; ``seed`` seeds the one shared Generator (like ``super().reset``)."""
         obs, info = self._guard.reset(self.neutral.reset, seed=seed, options=options)
-        self.steps = 0
         return self.observation_lowering.encode(obs), info
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        """Validate and decode ``action``, step the neutral env, encode what it returns."""
-        invalid = self._invalid
-        if invalid is not None:
-            bad = invalid(action, "action")
-            if bad is not None:  # raise before stepping: an invalid action never advances the env
-                raise ContractError(message(*bad))
-        # the guard checks the lifecycle first and the user's output types after (bridge.guard)
-        out = self._guard.checked_step(self._decode(action))  # a checked 5-tuple
-        self.steps += 1
-        encode = self._encode
-        if encode is None:
-            return out
-        obs, reward, terminated, truncated, info = out
-        return encode(obs), reward, terminated, truncated, info
+        """Validate and decode ``action``, step the neutral env, encode what it returns.
+
+        An invalid action raises ContractError and never advances the env. The work is the closure
+        built by :meth:`_bind_step`, which instances carry as ``step``; this is the class's door.
+        """
+        return self.__dict__["step"](action)
 
     def render(self) -> Any:
         return self.neutral.render()
@@ -148,8 +167,7 @@ class GymnasiumEnv(gymnasium.Env):
                 message("snapshot export options", f"equal {mine}", theirs, "Export with the same options")
             )
         self.neutral.restore_state(snapshot["env"])
-        self.steps = int(snapshot["adapter"]["steps"])
-        self._guard.restart(self.steps)
+        self._guard.restart(int(snapshot["adapter"]["steps"]))
 
     def _adapter_state(self) -> dict:
         return {"image_layout": self.image_layout, "normalize_actions": self.normalize_actions, "steps": self.steps}

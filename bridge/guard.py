@@ -149,7 +149,7 @@ class Guard:
         """
         self._user_step = step
         guard, check, strict = self, self.check_output, self.strict
-        running, _type, _tuple, _float, _bool = RUNNING, type, tuple, float, bool
+        running, _type, _tuple, _float = RUNNING, type, tuple, float
 
         def checked_step(action: Any) -> Any:
             if guard.state is not running:
@@ -164,13 +164,14 @@ class Guard:
                 _, reward, terminated, truncated, _ = out
             except (TypeError, ValueError):
                 guard._refuse_output(out)
-            # one chain of identity tests; reward - reward is 0.0 only for a finite float
-            if check and (
-                _type(reward) is not _float
-                or reward - reward != 0.0
-                or _type(terminated) is not _bool
-                or _type(truncated) is not _bool
-                or _type(out) is not _tuple
+            # identity tests only (True and False are singletons, so no type() call for the flags);
+            # reward - reward is 0.0 only for a finite float
+            if check and not (
+                (terminated is True or terminated is False)
+                and (truncated is True or truncated is False)
+                and _type(reward) is _float
+                and reward - reward == 0.0
+                and _type(out) is _tuple
             ):
                 guard._refuse_output(out)
             if strict:
