@@ -1,0 +1,92 @@
+"""Single-env export overhead in CPU instructions (valgrind callgrind): repeatable where wall-clock
+ratios on a shared machine move by +-10 %.
+
+    python benchmarks/bench_gymnasium_instructions.py [--steps 5000]
+
+For each env and variant (hand-written gymnasium.Env, ``to_gymnasium`` with action checks, without),
+runs the same action tape under callgrind with 0 and with ``--steps`` steps; the difference divided
+by the steps is instructions per step. Prints them side by side with hand / export ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _child(env: str, variant: str, steps: int) -> None:
+    """Step one variant ``steps`` times (runs inside callgrind)."""
+    sys.path.insert(0, HERE)
+    from bench_gymnasium import HandCartPole, HandGridWorld, HandPointMass
+
+    from bridge.adapters.gymnasium import to_gymnasium
+    from bridge.examples import CartPole, GridWorld, PointMass
+
+    hand_cls, neutral_cls = {
+        "GridWorld": (HandGridWorld, GridWorld),
+        "PointMass": (HandPointMass, PointMass),
+        "CartPole": (HandCartPole, CartPole),
+    }[env]
+    hand = hand_cls()
+    hand.action_space.seed(0)
+    actions = [hand.action_space.sample() for _ in range(4096)]
+    built = {
+        "hand": lambda: hand,
+        "export": lambda: to_gymnasium(neutral_cls()),
+        "no-check": lambda: to_gymnasium(neutral_cls(), check_actions=False),
+    }
+    target = built[variant]()
+    target.reset(seed=0)
+    for i in range(steps):
+        out = target.step(actions[i & 4095])
+        if out[2] or out[3]:
+            target.reset()
+
+
+def _instructions(env: str, variant: str, steps: int) -> int:
+    cmd = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        __file__,
+        "--child",
+        env,
+        variant,
+        str(steps),
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    return int(re.search(r"Collected : (\d+)", out).group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=5000)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _child(args.child[0], args.child[1], int(args.child[2]))
+        return
+    print(
+        f"instructions per step (callgrind, {args.steps} steps minus 0 steps); ratio = hand / export (target >= 0.97)"
+    )
+    print(
+        f"{'env':<10} {'hand-written':>13} {'export':>10} {'export no-check':>16} {'ratio':>7} {'ratio no-check':>15}"
+    )
+    for env in ("GridWorld", "PointMass", "CartPole"):
+        per = [
+            (_instructions(env, v, args.steps) - _instructions(env, v, 0)) / args.steps
+            for v in ("hand", "export", "no-check")
+        ]
+        print(
+            f"{env:<10} {per[0]:>13,.0f} {per[1]:>10,.0f} {per[2]:>16,.0f} {per[0] / per[1]:>7.3f} {per[0] / per[2]:>15.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
