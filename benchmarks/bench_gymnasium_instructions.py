@@ -23,8 +23,8 @@ def _child(env: str, variant: str, steps: int) -> None:
     """Step one variant ``steps`` times (runs inside callgrind)."""
     sys.path.insert(0, HERE)
     from bench_gymnasium import HandCartPole, HandGridWorld, HandPointMass
-
     from bridge.adapters.gymnasium import to_gymnasium
+
     from bridge.examples import CartPole, GridWorld, PointMass
 
     hand_cls, neutral_cls = {
