@@ -16,7 +16,7 @@ import numpy as np
 from bridge.adapters._lowering import Lowering, lower, refuse
 from bridge.compat import optional_import
 
-from bridge.env import Env
+from bridge.env import Env, check_snapshot_owner, qualname
 from bridge.errors import ContractError, SpecError, message
 from bridge.guard import Guard
 from bridge.registry import load_entry_point
@@ -143,23 +143,14 @@ class GymnasiumEnv(gymnasium.Env):
     def clone_state(self, *, include_rng: bool = True) -> dict:
         """The neutral snapshot plus the adapter's own state (layout, options, step count)."""
         return {
-            "class": _qualname(self),
+            "class": qualname(self),
             "adapter": self._adapter_state(),
             "env": self.neutral.clone_state(include_rng=include_rng),
         }
 
     def restore_state(self, snapshot: dict) -> None:
         """Rewind to a :meth:`clone_state` snapshot of an export with the same options."""
-        got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
-        if got != _qualname(self):
-            raise ContractError(
-                message(
-                    "snapshot",
-                    f"come from {_qualname(self)}",
-                    got,
-                    "Restore snapshots only into the export that made them",
-                )
-            )
+        check_snapshot_owner(self, snapshot, "Restore snapshots only into the export that made them")
         mine = {k: v for k, v in self._adapter_state().items() if k != "steps"}
         theirs = {k: v for k, v in snapshot["adapter"].items() if k != "steps"}
         if mine != theirs:
@@ -207,10 +198,6 @@ def _is_plain_box(space: Any, key: str) -> bool:
         and isinstance(space[key], ns.Box)
         and not isinstance(space[key], ns.Image)
     )
-
-
-def _qualname(obj: object) -> str:
-    return f"{type(obj).__module__}.{type(obj).__qualname__}"
 
 
 def _action_lowering(space: Any, layout: str, normalize: bool) -> Lowering:

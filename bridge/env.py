@@ -10,15 +10,23 @@ from bridge import snapshot as _snapshot
 from bridge.errors import ContractError, SpecError, message
 from bridge.spaces import Space
 
-__all__ = ["Env", "Wrapper", "TimeLimit", "StepResult", "DETERMINISM"]
+__all__ = ["Env", "Wrapper", "TimeLimit", "StepResult", "DETERMINISM", "qualname", "check_snapshot_owner"]
 
 StepResult = Tuple[Any, float, bool, bool, Dict[str, Any]]
 DETERMINISM = ("strong", "weak", "none")
 
 
-def _qualname(obj: object) -> str:
+def qualname(obj: object) -> str:
+    """``module.QualName`` of ``obj``'s class: what snapshots record as their maker."""
     cls = type(obj)
     return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def check_snapshot_owner(obj: object, snapshot: Any, fix: str) -> None:
+    """Refuse a snapshot that ``obj``'s class did not make (each snapshot records its maker)."""
+    got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
+    if got != qualname(obj):
+        raise ContractError(message("snapshot", f"come from {qualname(obj)}", got, fix))
 
 
 class Env:
@@ -114,7 +122,7 @@ class Env:
                     "Implement get_state() and set_state() and declare determinism",
                 )
             )
-        snap = {"class": _qualname(self), "state": self.get_state()}
+        snap = {"class": qualname(self), "state": self.get_state()}
         if include_rng:
             snap["rng"] = _snapshot.rng_state(self.np_random)
         return snap
@@ -123,16 +131,7 @@ class Env:
         """Rewind to a snapshot from :meth:`clone_state` of an env of the same class."""
         if self._snapshot_unsupported():
             self.clone_state()  # raises the explanatory error
-        got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
-        if got != _qualname(self):
-            raise ContractError(
-                message(
-                    "snapshot",
-                    f"come from {_qualname(self)}",
-                    got,
-                    "Restore snapshots only into the env class that made them",
-                )
-            )
+        check_snapshot_owner(self, snapshot, "Restore snapshots only into the env class that made them")
         if "rng" in snapshot:
             _snapshot.set_rng_state(self.np_random, snapshot["rng"])
         self.set_state(snapshot["state"])
@@ -191,22 +190,13 @@ class Wrapper(Env):
 
     def clone_state(self, *, include_rng: bool = True) -> dict:
         return {
-            "class": _qualname(self),
+            "class": qualname(self),
             "state": self.get_state(),
             "env": self.env.clone_state(include_rng=include_rng),
         }
 
     def restore_state(self, snapshot: dict) -> None:
-        got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
-        if got != _qualname(self):
-            raise ContractError(
-                message(
-                    "snapshot",
-                    f"come from {_qualname(self)}",
-                    got,
-                    "Restore snapshots only into the wrapper stack that made them",
-                )
-            )
+        check_snapshot_owner(self, snapshot, "Restore snapshots only into the wrapper stack that made them")
         self.env.restore_state(snapshot["env"])
         self.set_state(snapshot["state"])
 
