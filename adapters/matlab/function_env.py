@@ -90,6 +90,12 @@ def action_space_of(specs: List[Any]) -> spaces.Space:
     return specs[0].to_space() if len(specs) == 1 else spaces.Tuple([s.to_space() for s in specs])
 
 
+def spec_copies(specs: List[Any], as_list: bool) -> Any:
+    """Copies of ``specs`` as MATLAB hands them back: a list, or the one spec."""
+    copies = [copy.deepcopy(s) for s in specs]
+    return copies if as_list else copies[0]
+
+
 class rlFunctionEnv(Env):
     """A custom environment from your step and reset functions, as MATLAB's ``rlFunctionEnv``.
 
@@ -167,16 +173,10 @@ class rlFunctionEnv(Env):
         fn = convert.resolve_function(value, "rlFunctionEnv ResetFcn")
         self._reset_given, self._reset_fn, self._reset_rng = value, fn, convert.accepts_rng(fn)
 
-    @property
-    def observationInfo(self) -> Any:
-        """Copies of the observation specs (one spec, or a list)."""
-        specs = [copy.deepcopy(s) for s in self._obs_specs]
-        return specs if self._obs_keys is not None else specs[0]
-
-    @property
-    def actionInfo(self) -> Any:
-        specs = [copy.deepcopy(s) for s in self._act_specs]
-        return specs if len(specs) > 1 else specs[0]
+    observationInfo = property(lambda self: spec_copies(self._obs_specs, self._obs_keys is not None))
+    observationInfo.__doc__ = "Copies of the observation specs (one spec, or a list)."
+    actionInfo = property(lambda self: spec_copies(self._act_specs, len(self._act_specs) > 1))
+    actionInfo.__doc__ = "Copies of the action specs (one spec, or a list for a hybrid action)."
 
     # -- the Env API ---------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:

@@ -16,7 +16,6 @@ calls each function once per step for the whole batch: no per-instance Python lo
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -28,6 +27,7 @@ from bridge.adapters.matlab.function_env import (
     action_space_of,
     channels_space,
     observation_channels,
+    rlFunctionEnv,
 )
 
 from bridge import spaces
@@ -123,15 +123,8 @@ class rlFunctionVectorEnv(VectorEnv):
     def ResetFcn(self) -> Any:
         return self._reset_given
 
-    @property
-    def observationInfo(self) -> Any:
-        specs = [copy.deepcopy(s) for s in self._obs_specs]
-        return specs if self._obs_keys is not None else specs[0]
-
-    @property
-    def actionInfo(self) -> Any:
-        specs = [copy.deepcopy(s) for s in self._act_specs]
-        return specs if len(specs) > 1 else specs[0]
+    observationInfo = rlFunctionEnv.observationInfo
+    actionInfo = rlFunctionEnv.actionInfo
 
     # -- user calls ------------------------------------------------------------------------------
     def _call_reset(self, mask: np.ndarray) -> Any:
