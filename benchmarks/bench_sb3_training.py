@@ -16,7 +16,7 @@ from typing import Any, Callable, List
 import gymnasium
 import torch
 from bridge.adapters.sb3 import make_vec_env
-from bridge.adapters.sb3_train import DEMO_N_ENVS, DEMO_PPO
+from bridge.adapters.sb3.train import DEMO_N_ENVS, DEMO_PPO
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
 

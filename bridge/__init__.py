@@ -6,10 +6,9 @@ or lazily through convenience names here (``bridge.to_gymnasium`` imports gymnas
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from bridge import spaces
+from bridge import runtimes, spaces
 from bridge.checker import Problem, Report, check
 from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import BridgeError, ContractError, ConversionError, MissingDependencyError, SpecError
@@ -39,31 +38,19 @@ __all__ = [
     "ConversionError",
     "MissingDependencyError",
     "to_gymnasium",
+    "to_gymnasium_vector",
+    "to_sb3",
+    "make_vec_env",
     "to_gym",
     "to_dreamerv2",
 ]
 
-# convenience name -> adapter module; imported on first attribute access only
-_LAZY = {
-    "to_gymnasium": "bridge.adapters.gymnasium",
-    "to_gymnasium_vector": "bridge.adapters.gymnasium",
-    "make_vec_env": "bridge.adapters.sb3",
-    "to_gym": "bridge.adapters.gym",
-    "to_dreamerv2": "bridge.adapters.dreamerv2",
-}
+# convenience name -> "module:attr", from the runtime table; imported on first attribute access only
+_LAZY = {name: ref for runtime in runtimes.RUNTIMES.values() for name, ref in runtime.exports.items()}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        return runtimes.load(_LAZY[name])
     raise AttributeError(f"module 'bridge' has no attribute {name!r}")
 
-
-def _register_examples() -> None:
-    from bridge.examples import EXAMPLE_IDS
-
-    for env_id, (entry_point, steps) in EXAMPLE_IDS.items():
-        register(env_id, entry_point, max_episode_steps=steps)
-
-
-_register_examples()

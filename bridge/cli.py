@@ -7,18 +7,17 @@ Each sub-command's work lives with the adapter it needs and is imported only whe
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import sys
 from typing import List, Optional
 
+from bridge import runtimes
 from bridge.errors import BridgeError
 
 # sub-command -> "module:function(args) -> exit code"
 _COMMANDS = {
-    "demo": "bridge.adapters.sb3:demo_command",
-    "train sb3": "bridge.adapters.sb3:train_command",
-    "train dreamerv2": "bridge.adapters.dreamerv2:train_command",
+    "demo": "bridge.adapters.sb3.train:demo_command",
+    "train sb3": "bridge.adapters.sb3.train:train_command",
+    "train dreamerv2": "bridge.adapters.dreamerv2.train:train_command",
     "check": "bridge.cli:check_command",
     "conform": "bridge.cli:conform_command",
 }
@@ -82,19 +81,8 @@ def load_env(name: str):  # noqa: ANN201 - returns a bridge.Env
 
 
 def available_targets() -> List[str]:
-    """The export targets whose frameworks import in this interpreter (core always)."""
-    found = ["core"]
-    probes = {
-        "gymnasium": "gymnasium",
-        "sb3": "stable_baselines3",
-        "gym": "gym",
-        "dreamerv2": "dreamerv2",
-        "matlab": None,
-    }
-    for target, module in probes.items():
-        if module is None or importlib.util.find_spec(module) is not None:
-            found.append(target)
-    return found
+    """The check targets whose frameworks are installed in this interpreter (core always)."""
+    return ["core"] + runtimes.available()
 
 
 def check_command(args: argparse.Namespace) -> int:
@@ -131,9 +119,8 @@ def conform_command(args: argparse.Namespace) -> int:
 def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
     key = f"train {args.runtime}" if args.command == "train" else args.command
-    module_name, func = _COMMANDS[key].split(":")
     try:
-        return int(getattr(importlib.import_module(module_name), func)(args) or 0)
+        return int(runtimes.load(_COMMANDS[key])(args) or 0)
     except BridgeError as e:
         print(f"envbridge {key}: {type(e).__name__}: {e}", file=sys.stderr)
         return 2

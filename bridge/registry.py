@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, Optional, Union
 from bridge.env import Env, TimeLimit
 from bridge.errors import SpecError, message
 
-__all__ = ["EnvSpec", "register", "make", "spec", "registry", "load_entry_point"]
+__all__ = ["EnvSpec", "register", "make", "spec", "registry", "load_entry_point", "EXAMPLE_IDS"]
 
 EntryPoint = Union[str, Callable[..., Env]]
 
@@ -46,7 +46,18 @@ class EnvSpec:
         return f"EnvSpec({self.id!r}, {self.entry_point!r}, max_episode_steps={self.max_episode_steps})"
 
 
-registry: Dict[str, EnvSpec] = {}
+# the built-in examples: id -> (entry point, max_episode_steps); strings, so nothing is imported
+EXAMPLE_IDS = {
+    "envbridge/GridWorld-v0": ("bridge.examples.gridworld:GridWorld", 100),
+    "envbridge/PointMass-v0": ("bridge.examples.pointmass:PointMass", 50),
+    "envbridge/PixelGrid-v0": ("bridge.examples.pixelgrid:PixelGrid", 50),
+    "envbridge/MultiModal-v0": ("bridge.examples.multimodal:MultiModal", 40),
+    "envbridge/GoalReach-v0": ("bridge.examples.goalreach:GoalReach", 30),
+    "envbridge/CartPole-v0": ("bridge.examples.cartpole:CartPole", 500),
+}
+registry: Dict[str, EnvSpec] = {
+    env_id: EnvSpec(env_id, entry, max_episode_steps=steps) for env_id, (entry, steps) in EXAMPLE_IDS.items()
+}
 
 
 def load_entry_point(entry_point: EntryPoint) -> Callable[..., Any]:

@@ -1,29 +1,30 @@
-"""Era knowledge: the optional-import helper, capability probes and the pinned constraint files.
-
-The constraint files beside this module (``constraints-*.txt``) are what tox installs per era.
+"""Era knowledge: the optional-import helper with era-aware install hints, and the pinned constraint
+files beside this module (``constraints-<tox env>.txt``, what tox installs per era).
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 from types import ModuleType
 
+from bridge import runtimes
 from bridge.errors import MissingDependencyError, message
 
-__all__ = ["optional_import", "constraints_path", "INSTALL_HINTS"]
+__all__ = ["optional_import", "install_hint"]
 
-# module -> the pip command that provides it
-INSTALL_HINTS = {
-    "gymnasium": "pip install 'envbridge[gymnasium]'",
-    "stable_baselines3": "pip install 'envbridge[sb3]' torch==2.13.0",
-    "torch": "pip install torch==2.13.0",
-    "gym": "pip install -c compat/constraints-legacy.txt gym==0.23.1",
-    "tensorflow": "pip install -c compat/constraints-legacy.txt tensorflow==2.6.0",
-    "dreamerv2": "pip install --no-deps dreamerv2==2.2.0 (after the legacy pins in compat/constraints-legacy.txt)",
-    "matplotlib": "pip install 'envbridge[cli]'",
-    "tqdm": "pip install 'envbridge[cli]'",
-}
+# modules of the command line's extras (plots, progress bars): the same pip line in both eras
+_CLI_MODULES = ("matplotlib", "tqdm", "rich")
+
+
+def install_hint(module: str) -> str:
+    """The sentence that installs top-level ``module`` in this interpreter's era."""
+    top = module.split(".")[0]
+    if top in _CLI_MODULES:
+        return "Run: pip install 'envbridge[cli]'"
+    for name, runtime in runtimes.RUNTIMES.items():
+        if top in runtime.probe:
+            return runtimes.install_hint(name)
+    return f"Run: pip install {top}"
 
 
 def optional_import(name: str, purpose: str = "") -> ModuleType:
@@ -32,11 +33,5 @@ def optional_import(name: str, purpose: str = "") -> ModuleType:
         return importlib.import_module(name)
     except ImportError as e:
         top = name.split(".")[0]
-        hint = INSTALL_HINTS.get(top, f"pip install {top}")
         need = f"be installed for {purpose}" if purpose else "be installed"
-        raise MissingDependencyError(message(f"the package {top!r}", need, f"ImportError: {e}", f"Run: {hint}")) from e
-
-
-def constraints_path(era: str) -> str:
-    """The constraints file tox uses for ``era`` ("core-py39", "modern" or "legacy")."""
-    return os.path.join(os.path.dirname(__file__), f"constraints-{era}.txt")
+        raise MissingDependencyError(message(f"the package {top!r}", need, f"ImportError: {e}", install_hint(top))) from e

@@ -3,13 +3,11 @@
 Port a MATLAB environment line by line: ``rlNumericSpec`` / ``rlFiniteSetSpec`` describe the
 channels, ``rlFunctionEnv(obsInfo, actInfo, stepFcn, resetFcn)`` builds a ``bridge.Env`` that
 every export takes, ``sim`` runs a policy and returns the experience. numpy and bridge only: it
-runs in both eras. Importing it registers the "matlab" check profile. See docs/matlab.md.
+runs in both eras. See docs/matlab.md.
 """
 
 from __future__ import annotations
 
-from bridge.adapters.matlab import profile as _profile  # noqa: F401  (registers the "matlab" check)
-from bridge.adapters.matlab import view as _view  # noqa: F401  (registers the "matlab" conformance view)
 from bridge.adapters.matlab.datatypes import DATA_TYPES
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import rlFunctionEnv

@@ -12,7 +12,8 @@ import copy
 from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
-from bridge.adapters.matlab import convert
+from bridge.adapters.matlab import lowering
+from bridge.adapters.matlab.checks import FUNCTION_WHERE, validate_once
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.specs import rlNumericSpec
 
@@ -42,7 +43,7 @@ def observation_channels(observationInfo: Any) -> Tuple[List[Any], Optional[List
     many = isinstance(observationInfo, (list, tuple))
     specs = list(observationInfo) if many else [observationInfo]
     if not specs or any(spec_kind(s) is None for s in specs):
-        raise convert.fail(
+        raise lowering.fail(
             "observationInfo",
             "be an rlNumericSpec, an rlFiniteSetSpec or a non-empty list of them",
             _describe_value(observationInfo),
@@ -55,7 +56,7 @@ def observation_channels(observationInfo: Any) -> Tuple[List[Any], Optional[List
     keys = [s.Name or f"obs{i + 1}" for i, s in enumerate(specs)]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
     if repeated:
-        raise convert.fail(
+        raise lowering.fail(
             "observationInfo Names",
             "be distinct (they key the Dict observation)",
             repeated,
@@ -70,7 +71,7 @@ def action_channels(actionInfo: Any) -> List[Any]:
     specs = list(actionInfo) if isinstance(actionInfo, (list, tuple)) else [actionInfo]
     kinds = [spec_kind(s) for s in specs]
     if kinds not in (["numeric"], ["finite"], ["finite", "numeric"]):
-        raise convert.fail(
+        raise lowering.fail(
             "actionInfo",
             "be one rlNumericSpec, one rlFiniteSetSpec, or [rlFiniteSetSpec, rlNumericSpec] (hybrid)",
             _describe_value(actionInfo),
@@ -137,10 +138,10 @@ class rlFunctionEnv(Env):
         self.determinism = determinism
         self.check_actions = bool(check_actions)
         self._action_ok = fast_action_check(self.action_space)
-        self._encode_obs = convert.channels_encoder(self._obs_specs, self._obs_keys)
-        self._decode_obs = convert.channels_decoder(self._obs_specs, self._obs_keys)
-        self._decode_action = convert.action_decoder(self._act_specs)
-        self._encode_action = convert.action_encoder(self._act_specs)
+        self._encode_obs = lowering.channels_encoder(self._obs_specs, self._obs_keys)
+        self._decode_obs = lowering.channels_decoder(self._obs_specs, self._obs_keys)
+        self._decode_action = lowering.action_decoder(self._act_specs)
+        self._encode_action = lowering.action_encoder(self._act_specs)
         self.StepFcn = stepFcn
         self.ResetFcn = resetFcn
         self.Info: Any = None
@@ -148,9 +149,7 @@ class rlFunctionEnv(Env):
         self._guard = Guard(self, "rlFunctionEnv", check_output=False)
         self._guard.bind(self._step)
         if validate:
-            from bridge.adapters.matlab.validation import validateEnvironment
-
-            validateEnvironment(self)
+            validate_once(self, FUNCTION_WHERE, self.keep_moment)
 
     # -- MATLAB properties -----------------------------------------------------------------------
     @property
@@ -160,8 +159,8 @@ class rlFunctionEnv(Env):
 
     @StepFcn.setter
     def StepFcn(self, value: Any) -> None:
-        fn = convert.resolve_function(value, "rlFunctionEnv StepFcn")
-        self._step_given, self._step_fn, self._step_rng = value, fn, convert.accepts_rng(fn)
+        fn = lowering.resolve_function(value, "rlFunctionEnv StepFcn")
+        self._step_given, self._step_fn, self._step_rng = value, fn, lowering.accepts_rng(fn)
 
     @property
     def ResetFcn(self) -> Any:
@@ -170,8 +169,8 @@ class rlFunctionEnv(Env):
 
     @ResetFcn.setter
     def ResetFcn(self, value: Any) -> None:
-        fn = convert.resolve_function(value, "rlFunctionEnv ResetFcn")
-        self._reset_given, self._reset_fn, self._reset_rng = value, fn, convert.accepts_rng(fn)
+        fn = lowering.resolve_function(value, "rlFunctionEnv ResetFcn")
+        self._reset_given, self._reset_fn, self._reset_rng = value, fn, lowering.accepts_rng(fn)
 
     observationInfo = property(lambda self: spec_copies(self._obs_specs, self._obs_keys is not None))
     observationInfo.__doc__ = "Copies of the observation specs (one spec, or a list)."
@@ -191,7 +190,7 @@ class rlFunctionEnv(Env):
     def _reset(self, *, seed: Optional[int] = None) -> Tuple[Any, dict]:
         super().reset(seed=seed)
         out = self._reset_fn(rng=self.np_random) if self._reset_rng else self._reset_fn()
-        observation, info = convert.outputs(out, "ResetFcn", RESET_OUTPUTS)
+        observation, info = lowering.outputs(out, "ResetFcn", RESET_OUTPUTS)
         neutral = self._encode_obs(observation, "ResetFcn output InitialObservation")
         self.Info = info
         return neutral, {}
@@ -201,14 +200,14 @@ class rlFunctionEnv(Env):
             self._refuse_action(action)
         value = self._decode_action(action)
         out = self._step_fn(value, self.Info, rng=self.np_random) if self._step_rng else self._step_fn(value, self.Info)
-        observation, reward, is_done, info = convert.outputs(out, "StepFcn", STEP_OUTPUTS)
+        observation, reward, is_done, info = lowering.outputs(out, "StepFcn", STEP_OUTPUTS)
         neutral = self._encode_obs(observation, "StepFcn output NextObservation")
-        reward = convert.to_reward(reward)
+        reward = lowering.to_reward(reward)
         if reward - reward != 0.0:  # NaN or inf: refused before Info is committed
-            raise convert.fail(
+            raise lowering.fail(
                 "StepFcn output Reward", "be finite", reward, "Guard the reward computation against NaN and inf"
             )
-        terminated = convert.to_done(is_done)
+        terminated = lowering.to_done(is_done)
         self.Info = info  # committed only once every output converted: a failed step changes nothing
         return neutral, reward, terminated, False, {}
 
@@ -220,7 +219,7 @@ class rlFunctionEnv(Env):
         if isinstance(self._act_specs[0], rlFiniteSetSpec) and isinstance(self.action_space, spaces.Discrete):
             expectation = f"{expectation} (an index into the rlFiniteSetSpec Elements {self._act_specs[0].Elements!r})"
             fix = "Pass the element's index; env.to_neutral_action(value) converts an element value"
-        raise convert.fail(subject, expectation, actual, fix)
+        raise lowering.fail(subject, expectation, actual, fix)
 
     # -- MATLAB values <-> neutral values --------------------------------------------------------
     def to_matlab_observation(self, observation: Any) -> Any:
@@ -234,6 +233,16 @@ class rlFunctionEnv(Env):
     def to_neutral_action(self, value: Any) -> Any:
         """MATLAB action value (an element of an rlFiniteSetSpec, an array, ...) -> neutral action."""
         return self._encode_action(value, "action")
+
+    def keep_moment(self) -> Callable[[], None]:
+        """A function that puts Info and the lifecycle back to this moment (for validation)."""
+        info = copy.deepcopy(self.Info)
+
+        def restore() -> None:
+            self.Info = info
+            self._guard.restart()
+
+        return restore
 
     # -- snapshots: Info is the state (MATLAB's EnvData / LoggedSignals) ------------------------
     def get_state(self) -> Any:
@@ -271,7 +280,7 @@ def plain_copy(tree: Any, path: str) -> Any:
     """A deep copy of plain data (dict with str keys, list, tuple, ndarray, numbers, str, None)."""
     if isinstance(tree, np.ndarray):
         if tree.dtype.kind not in "biufcUS":
-            raise convert.fail(
+            raise lowering.fail(
                 path,
                 "hold plain data to be snapshotted",
                 f"an ndarray of dtype {tree.dtype}",
@@ -282,7 +291,7 @@ def plain_copy(tree: Any, path: str) -> Any:
     if isinstance(tree, dict):
         bad = [k for k in tree if not isinstance(k, str)]
         if bad:
-            raise convert.fail(
+            raise lowering.fail(
                 f"{path} keys",
                 "be str to be snapshotted",
                 repr(bad[0]),
@@ -294,7 +303,7 @@ def plain_copy(tree: Any, path: str) -> Any:
         return type(tree)(plain_copy(v, f"{path}[{i}]") for i, v in enumerate(tree))
     if tree is None or isinstance(tree, (bool, int, float, str, np.generic)):
         return tree
-    raise convert.fail(
+    raise lowering.fail(
         path,
         "be plain data (dict, list, tuple, ndarray, number, str, bool or None) to be snapshotted",
         type(tree).__name__,

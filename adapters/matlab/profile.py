@@ -8,12 +8,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Dict
 
 from bridge.adapters.matlab.function_env import unwrap_function_env
 from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo, validateEnvironment
 
-from bridge.checker import Report, register_profile
+from bridge.checker.report import Report
 from bridge.env import TimeLimit
 
 T = "matlab"
@@ -47,7 +47,7 @@ def _truncates(env: Any) -> bool:
     return False
 
 
-def matlab_profile(env: Any, report: Report, seed: int) -> None:
+def matlab_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) -> None:
     """Add the "matlab" findings for ``env`` to ``report``."""
     function_env = unwrap_function_env(env)
     if function_env is None:
@@ -88,5 +88,3 @@ def matlab_profile(env: Any, report: Report, seed: int) -> None:
             "episode-end",
         )
 
-
-register_profile(T, matlab_profile)

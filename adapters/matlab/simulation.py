@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
-from bridge.adapters.matlab.convert import fail
+from bridge.adapters.matlab.lowering import fail
 from bridge.adapters.matlab.function_env import unwrap_function_env
 from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo
 

@@ -6,11 +6,11 @@ They take an :class:`rlFunctionEnv`, an :class:`rlFunctionVectorEnv`, or any ``b
 
 from __future__ import annotations
 
-import copy
 from typing import Any, List
 
 import numpy as np
-from bridge.adapters.matlab.convert import fail
+from bridge.adapters.matlab.checks import ACTION_SEED, FUNCTION_WHERE, NEUTRAL_WHERE, check_value, validate_once
+from bridge.adapters.matlab.lowering import fail
 from bridge.adapters.matlab.datatypes import DATA_TYPES
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import unwrap_function_env
@@ -25,7 +25,6 @@ from bridge.vector import VectorEnv
 __all__ = ["validateEnvironment", "getObservationInfo", "getActionInfo", "specs_from_space"]
 
 _BOX_CLASS = {dtype: name for name, dtype in DATA_TYPES.items() if name != "logical"}
-_ACTION_SEED = 0  # the sampled action does not touch env.np_random
 
 
 def validateEnvironment(env: Any) -> None:
@@ -46,50 +45,19 @@ def validateEnvironment(env: Any) -> None:
             SpecError,
         )
     function_env = unwrap_function_env(env)
-    where = (
-        ("ResetFcn output InitialObservation", "StepFcn output NextObservation")
-        if function_env
-        else ("reset observation", "step observation")
-    )
-    out = env.reset()
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise fail("env.reset()", "return (observation, info)", _describe_value(out), "Return obs, info")
-    _check(env.observation_space, out[0], where[0])
-    after_reset = copy.deepcopy(function_env.Info) if function_env else None
-    action = env.action_space.sample(np.random.default_rng(_ACTION_SEED))
-    out = env.step(action)
-    if not isinstance(out, tuple) or len(out) != 5:
-        raise fail(
-            "env.step()",
-            "return (observation, reward, terminated, truncated, info)",
-            _describe_value(out),
-            "Return a 5-tuple",
-        )
-    observation, reward, terminated, truncated, _ = out
-    _check(env.observation_space, observation, where[1])
-    if type(reward) is not float:
-        raise fail("step reward", "be a Python float", _describe_value(reward), "Return float(reward)")
-    for name, flag in (("terminated", terminated), ("truncated", truncated)):
-        if type(flag) is not bool:
-            raise fail(f"step {name}", "be a Python bool", _describe_value(flag), f"Return bool({name})")
-    if function_env is not None:
-        function_env.Info = after_reset
-        function_env._guard.restart()  # as just after the reset, for the lifecycle too
-
-
-def _check(space: spaces.Space, value: Any, where: str) -> None:
-    found = space.mismatch(value, where)
-    if found is not None:
-        raise fail(*found)
+    if function_env is None:
+        validate_once(env, NEUTRAL_WHERE)
+    else:
+        validate_once(env, FUNCTION_WHERE, function_env.keep_moment)
 
 
 def _validate_vector(env: VectorEnv) -> None:
     n = env.num_envs
     out = env.reset()
-    _check(env.observation_space, out[0], "ResetFcn output InitialObservation (batched)")
-    action = env.action_space.sample(np.random.default_rng(_ACTION_SEED))
+    check_value(env.observation_space, out[0], "ResetFcn output InitialObservation (batched)")
+    action = env.action_space.sample(np.random.default_rng(ACTION_SEED))
     observation, rewards, terminated, truncated, infos = env.step(action)
-    _check(env.observation_space, observation, "StepFcn output NextObservation (batched)")
+    check_value(env.observation_space, observation, "StepFcn output NextObservation (batched)")
     for name, value, dtype in (
         ("Reward", rewards, np.float64),
         ("terminated", terminated, np.bool_),

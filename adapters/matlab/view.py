@@ -9,14 +9,14 @@ both terminated and truncated reads as terminated (``both_flags = False``).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 from bridge.adapters.matlab.function_env import rlFunctionEnv
 from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo
 
 from bridge import spaces
-from bridge.conformance.replay import StepOut, View, register_view
+from bridge.conformance.replay import StepOut, View
 from bridge.env import Env, TimeLimit
 
 
@@ -125,9 +125,3 @@ class MatlabView(View):
     def close(self) -> None:
         self.inner.close()
 
-
-def _factory(make_env: Callable[[], Env]) -> View:
-    return MatlabView(make_env())
-
-
-register_view("matlab", _factory)

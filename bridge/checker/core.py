@@ -9,7 +9,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from bridge import snapshot as _snapshot
-from bridge.checker import Report, register_profile
+from bridge.checker.report import Report
 from bridge.env import DETERMINISM, Env
 from bridge.spaces import Dict, Space, _describe_value
 
@@ -386,5 +386,3 @@ def core_profile(env: Env, report: Report, seed: int) -> None:
             "raises",
         )
 
-
-register_profile(T, core_profile)

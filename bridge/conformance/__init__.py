@@ -7,12 +7,11 @@ view available in this interpreter. :mod:`bridge.conformance.suite` is a pytest 
 from __future__ import annotations
 
 from bridge.conformance.replay import (
-    VIEWS,
     Divergence,
     NeutralView,
     View,
     available_views,
-    register_view,
+    make_view,
     replay,
     verify,
 )
@@ -25,8 +24,7 @@ __all__ = [
     "View",
     "NeutralView",
     "Divergence",
-    "VIEWS",
-    "register_view",
+    "make_view",
     "available_views",
     "replay",
     "verify",

@@ -1,29 +1,27 @@
 """Replay a tape through every available view of an env and name the first divergence.
 
 A *view* drives one runtime's export with neutral actions and maps what the runtime returns back
-to neutral form. Adapters register theirs with :func:`register_view`; the neutral view is built in.
+to neutral form. The views are listed in the runtime table (:mod:`bridge.runtimes`); the neutral one
+is built in.
 Runtimes that have a single "done" cannot say "terminated and truncated": for those views the
 expected flags are projected the documented way (termination wins) before comparing.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from bridge import runtimes
 from bridge.conformance.tape import Tape, leaves
 from bridge.env import Env
-from bridge.errors import MissingDependencyError
 
 __all__ = [
     "View",
     "NeutralView",
     "Divergence",
-    "register_view",
-    "VIEWS",
-    "VIEW_MODULES",
+    "make_view",
     "replay",
     "verify",
     "available_views",
@@ -83,34 +81,22 @@ class NeutralView(View):
         self.env.close()
 
 
-ViewFactory = Callable[[Callable[[], Env]], View]
-VIEWS: Dict[str, ViewFactory] = {"neutral": lambda make_env: NeutralView(make_env())}
-# view name -> the adapter module that registers it when imported
-VIEW_MODULES: Dict[str, str] = {
-    "gymnasium": "bridge.adapters.gymnasium",
-    "sb3": "bridge.adapters.sb3",
-    "gym": "bridge.adapters.gym",
-    "dreamerv2": "bridge.adapters.dreamerv2",
-    "matlab": "bridge.adapters.matlab",
-}
-
-
-def register_view(name: str, factory: ViewFactory) -> None:
-    """Add a view: ``factory(make_env) -> View``."""
-    VIEWS[name] = factory
-
-
 def available_views() -> Dict[str, str]:
-    """Every view name -> "" if usable here, else why not (e.g. the missing framework)."""
+    """Every view name -> "" if it can run here, else why not (what to install, in this era)."""
     status = {"neutral": ""}
-    for name, module in VIEW_MODULES.items():
-        try:
-            importlib.import_module(module)
-        except (ImportError, MissingDependencyError) as e:
-            status[name] = f"{type(e).__name__}: {e}"
+    for name, runtime in runtimes.RUNTIMES.items():
+        if runtime.view is None:
             continue
-        status[name] = "" if name in VIEWS else "the adapter registers no conformance view"
+        missing = runtimes.probe(name)
+        status[name] = f"{missing[0]} is not installed. {runtimes.install_hint(name)}" if missing else ""
     return status
+
+
+def make_view(name: str, env: Env) -> View:
+    """The conformance view ``name`` over ``env`` (loaded through the runtime table)."""
+    if name == "neutral":
+        return NeutralView(env)
+    return runtimes.load(runtimes.get(name).view)(env)
 
 
 class Divergence:
@@ -215,7 +201,7 @@ def verify(
         if status.get(name, "unknown view"):
             results[name] = f"unavailable: {status.get(name, 'unknown view')}"
             continue
-        view = VIEWS[name](make_env)
+        view = make_view(name, make_env())
         try:
             results[name] = replay(view, tape, snapshot_at=snapshot_at)
         finally:

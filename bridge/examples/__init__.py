@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bridge.registry import EXAMPLE_IDS
 from bridge.examples.cartpole import CartPole, CartPoleVector
 from bridge.examples.goalreach import GoalReach
 from bridge.examples.gridworld import GridWorld
@@ -20,12 +21,4 @@ __all__ = [
     "EXAMPLE_IDS",
 ]
 
-# id -> (entry point, max_episode_steps); registered by bridge/__init__.py without importing us
-EXAMPLE_IDS = {
-    "envbridge/GridWorld-v0": ("bridge.examples.gridworld:GridWorld", 100),
-    "envbridge/PointMass-v0": ("bridge.examples.pointmass:PointMass", 50),
-    "envbridge/PixelGrid-v0": ("bridge.examples.pixelgrid:PixelGrid", 50),
-    "envbridge/MultiModal-v0": ("bridge.examples.multimodal:MultiModal", 40),
-    "envbridge/GoalReach-v0": ("bridge.examples.goalreach:GoalReach", 30),
-    "envbridge/CartPole-v0": ("bridge.examples.cartpole:CartPole", 500),
-}
+# the ids the registry knows them by (bridge.registry.EXAMPLE_IDS: id -> (entry point, max_episode_steps))

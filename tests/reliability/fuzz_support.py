@@ -272,7 +272,7 @@ def _target_samples(target: Any, seed: int, n: int = 2) -> List[Any]:
 def gymnasium_export(layout: str) -> Callable[[ns.Space, str], Lowered]:
     """``to_gymnasium``'s lowering (observation and action) in one image layout."""
     import gymnasium
-    from bridge.adapters._lowering import lower
+    from bridge.adapters.gymnasium.lowering import lower
 
     def lowered(space: ns.Space, role: str) -> Lowered:
         low = lower(space, role, gymnasium, layout)
@@ -351,7 +351,7 @@ def sb3_export(float64_as_float32: bool) -> Callable[[ns.Space, str], Lowered]:
 
 def gym_export(space: ns.Space, role: str) -> Lowered:
     """``to_gym``'s spaces and converters (gym 0.23): observations encoded, actions decoded."""
-    from bridge.adapters import gym as adapter
+    from bridge.adapters.gym import lowering as adapter
 
     target = adapter.to_gym_space(space, role)
     if role == "observation":
@@ -364,8 +364,8 @@ def gym_export(space: ns.Space, role: str) -> Lowered:
 
 def dreamerv2_export(space: ns.Space, role: str) -> Lowered:
     """The Dreamer-ready lowering (``bridge.adapters.dreamerv2``), default size (64, 64)."""
-    from bridge.adapters.dreamerv2_actions import ActionLowering
-    from bridge.adapters.dreamerv2_lowering import ObservationLowering
+    from bridge.adapters.dreamerv2.actions import ActionLowering
+    from bridge.adapters.dreamerv2.lowering import ObservationLowering
 
     low = ObservationLowering(space) if role == "observation" else ActionLowering(space)
     out = Lowered(low.encode, low.decode, low.space.contains, low.space)

@@ -216,7 +216,7 @@ def test_dreamerv2_action_lowering_regressions() -> None:
     """adapters/dreamerv2_actions.py: a scalar Box with infinite bounds was not refused (argwhere
     of a 0-d array is empty); Discrete actions reached the env as int or np.int64 depending on
     start; ``Dict(action=...)`` could not encode its own actions."""
-    from bridge.adapters.dreamerv2_actions import ActionLowering
+    from bridge.adapters.dreamerv2.actions import ActionLowering
 
     with raises_exactly(
         ConversionError,
@@ -244,7 +244,7 @@ def test_dreamerv2_action_lowering_regressions() -> None:
     "shut out MATLAB 'double' continuous actions (README, Known limits).",
 )
 def test_dreamerv2_float64_box_action_round_trips() -> None:
-    from bridge.adapters.dreamerv2_actions import ActionLowering
+    from bridge.adapters.dreamerv2.actions import ActionLowering
 
     lowering = ActionLowering(ns.Box(-1.0, 1.0, (2,), np.float64))
     value = np.array([0.1, -0.3])

@@ -8,8 +8,8 @@ from support import raises_exactly, require
 
 gym = require("gym")
 
-from bridge.adapters.dreamerv2_actions import ActionLowering  # noqa: E402
-from bridge.adapters.dreamerv2_lowering import ObservationLowering  # noqa: E402
+from bridge.adapters.dreamerv2.actions import ActionLowering  # noqa: E402
+from bridge.adapters.dreamerv2.lowering import ObservationLowering  # noqa: E402
 
 from bridge import spaces as S  # noqa: E402
 from bridge.errors import ContractError, ConversionError, SpecError  # noqa: E402

@@ -17,7 +17,7 @@ stable_baselines3 = require("stable_baselines3")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "gymnasium"))  # the shared test envs
 import gymnasium_test_envs as test_envs  # noqa: E402
 from bridge.adapters.sb3 import make_vec_env, to_sb3  # noqa: E402
-from bridge.adapters.sb3_vec import BatchedVecEnv  # noqa: E402
+from bridge.adapters.sb3.vec import BatchedVecEnv  # noqa: E402
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env  # noqa: E402
 from stable_baselines3.common.env_checker import check_env as sb3_check_env  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa: E402
@@ -266,7 +266,7 @@ def test_train_refuses_an_algorithm_the_action_space_cannot_use(capsys):
 
 
 def test_demo_without_matplotlib_names_the_pip_command(monkeypatch):
-    from bridge.adapters.sb3_train import demo_command
+    from bridge.adapters.sb3.train import demo_command
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with raises_exactly(

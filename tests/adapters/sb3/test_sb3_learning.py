@@ -10,7 +10,7 @@ stable_baselines3 = require("stable_baselines3")
 torch = require("torch")
 
 from bridge.adapters.sb3 import to_sb3  # noqa: E402
-from bridge.adapters.sb3_train import DEMO_N_ENVS, DEMO_PPO, evaluate, model_policy, random_policy, train  # noqa: E402
+from bridge.adapters.sb3.train import DEMO_N_ENVS, DEMO_PPO, evaluate, model_policy, random_policy, train  # noqa: E402
 
 pytestmark = pytest.mark.slow
 TINY = {"net_arch": [32, 32]}

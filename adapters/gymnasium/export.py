@@ -4,7 +4,6 @@ The export *is* a ``gymnasium.Env`` (its own ``unwrapped``) that holds the neutr
 lowered once (see :mod:`bridge.adapters._lowering`); each step validates the action (cheaply,
 opt-out with ``check_actions=False``), decodes it, steps the neutral env and encodes the result.
 Randomness is not duplicated: the export's ``np_random`` *is* the neutral env's Generator.
-Importing this module registers the "gymnasium" check profile.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import functools
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
-from bridge.adapters._lowering import Lowering, lower, refuse
+from bridge.adapters.gymnasium.lowering import Lowering, lower, refuse
 from bridge.compat import optional_import
 
 from bridge.env import Env, check_snapshot_owner, qualname
@@ -23,9 +22,9 @@ from bridge.registry import load_entry_point
 from bridge.registry import make as _bridge_make
 from bridge.registry import registry as _bridge_registry
 
-gymnasium = optional_import("gymnasium", "bridge.adapters.gymnasium")
+gymnasium = optional_import("gymnasium", "the Gymnasium export")
 
-__all__ = ["GymnasiumEnv", "to_gymnasium", "register", "to_gymnasium_vector", "EXPORT_OPTIONS"]
+__all__ = ["GymnasiumEnv", "GoalGymnasiumEnv", "to_gymnasium", "register", "EXPORT_OPTIONS"]
 
 EXPORT_OPTIONS = ("image_layout", "check_actions", "normalize_actions", "float64_as_float32", "strict")
 
@@ -330,13 +329,3 @@ def register(
         kwargs=dict(kwargs or {}),
     )
 
-
-def to_gymnasium_vector(vector_env: Any, *, image_layout: str = "CHW", check_actions: bool = True) -> Any:
-    """Export a :class:`bridge.VectorEnv` as a ``gymnasium.vector.VectorEnv`` (same autoreset mode)."""
-    from bridge.adapters.gymnasium_vector import GymnasiumVectorEnv
-
-    return GymnasiumVectorEnv(vector_env, image_layout=image_layout, check_actions=check_actions)
-
-
-from bridge.adapters import gymnasium_check as _check  # noqa: E402,F401  (registers the profile)
-from bridge.adapters import gymnasium_view as _view  # noqa: E402,F401  (registers the conformance view)

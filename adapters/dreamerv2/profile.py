@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import io
-from typing import Any, Sequence
+from typing import Any, Dict, Sequence
 
 import numpy as np
-from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2, wrap_chain
-from bridge.adapters.dreamerv2_lowering import RESERVED_KEYS
+from bridge.adapters.dreamerv2.export import DreamerReadyEnv, wrap_chain
+from bridge.adapters.dreamerv2.loader import load_dreamerv2
+from bridge.adapters.dreamerv2.lowering import RESERVED_KEYS
 
-from bridge.checker import Report, register_profile
+from bridge.checker.report import Report
 from bridge.env import Env, TimeLimit
 from bridge.errors import BridgeError
 
@@ -342,4 +343,6 @@ def check(env: Any, *, seed: int = 0, size: Sequence[int] = (64, 64), action_bou
     return report
 
 
-register_profile(T, lambda env, report, seed: _profile(env, report, seed))
+def dreamerv2_profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
+    """The "dreamerv2" target of :func:`bridge.check` (``options``: size, action_bounds)."""
+    _profile(env, report, seed, **options)

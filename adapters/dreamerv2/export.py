@@ -1,18 +1,15 @@
-"""The Dreamer-ready legacy gym env, DreamerV2's contained import, and the ``to_dreamerv2`` chain."""
+"""The Dreamer-ready legacy gym env and the ``to_dreamerv2`` chain of DreamerV2's own wrappers."""
 
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import sys
-import warnings
-from types import ModuleType
 from typing import Any, List, Optional, Sequence, Tuple
 
-from bridge.adapters.dreamerv2_actions import ActionLowering
-from bridge.adapters.dreamerv2_lowering import ObservationLowering, gym, lowering_summary
-from bridge.compat import optional_import
+from bridge.adapters.dreamerv2.actions import ActionLowering
+from bridge.adapters.dreamerv2.loader import load_dreamerv2
+from bridge.adapters.dreamerv2.lowering import ObservationLowering, gym, lowering_summary
 
 from bridge.env import Env
 from bridge.errors import SpecError, message
@@ -24,38 +21,10 @@ __all__ = [
     "to_dreamerv2",
     "build_chain",
     "wrap_chain",
-    "load_dreamerv2",
     "PARALLEL",
 ]
 
 PARALLEL = (None, "thread", "process")
-_API: Optional[ModuleType] = None
-
-
-def load_dreamerv2() -> ModuleType:
-    """Import ``dreamerv2.api`` once, undoing its import side effects.
-
-    DreamerV2 2.2.0 appends its folders to ``sys.path`` (it imports ``common`` and ``agent`` as
-    top-level modules), sets the root logger to ERROR, sets ``TF_CPP_MIN_LOG_LEVEL=3`` and adds a
-    warnings filter. All four are restored; the modules it imported stay in ``sys.modules``.
-    Use ``load_dreamerv2().common`` for its classes: they are the ones ``api.train`` uses.
-    """
-    global _API
-    if _API is not None:
-        return _API
-    path, level = list(sys.path), logging.getLogger().level
-    tf_level = os.environ.get("TF_CPP_MIN_LOG_LEVEL")
-    with warnings.catch_warnings():  # restores the filters DreamerV2 adds
-        try:
-            _API = optional_import("dreamerv2.api", "DreamerV2 export")
-        finally:
-            sys.path[:] = path
-            logging.getLogger().setLevel(level)
-            if tf_level is None:
-                os.environ.pop("TF_CPP_MIN_LOG_LEVEL", None)
-            else:
-                os.environ["TF_CPP_MIN_LOG_LEVEL"] = tf_level
-    return _API
 
 
 class DreamerReadyEnv(gym.Env):
@@ -299,7 +268,7 @@ def to_dreamerv2(
     # it needs DreamerV2's folders on the sys.path it inherits at start, not ours afterwards
     saved, here = list(sys.path), os.path.dirname(load_dreamerv2().__file__)
     sys.path.extend([here, os.path.dirname(here)])
-    from bridge.adapters.dreamerv2_async import WatchedAsync, env_label
+    from bridge.adapters.dreamerv2.workers import WatchedAsync, env_label
 
     try:  # DreamerV2's Async, but a dead or raising worker is an error naming the env and step
         return WatchedAsync(ctor, label=env_label(env))

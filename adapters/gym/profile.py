@@ -1,16 +1,15 @@
-"""The "gym" check profile (gym's own ``check_env`` plus the episode-end mapping) and conformance view."""
+"""The "gym" check profile: gym's own ``check_env`` plus the episode-end mapping."""
 
 from __future__ import annotations
 
 import importlib
 import warnings
-from typing import Any, Optional
+from typing import Any, Dict
 
 import numpy as np
-from bridge.adapters.gym import gym, to_gym
+from bridge.adapters.gym.export import gym, to_gym
 
-from bridge.checker import Report, register_profile
-from bridge.conformance.replay import StepOut, View, register_view
+from bridge.checker.report import Report
 from bridge.env import Env, TimeLimit
 from bridge.errors import ConversionError
 
@@ -26,10 +25,10 @@ def _report_failure(report: Report, what: str, error: Exception, fix: str, check
         report.add(T, "error", what, "run without raising", f"{type(error).__name__}: {error}", fix, check)
 
 
-def _gym_profile(env: Env, report: Report, seed: int) -> None:
+def gym_profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
     """gym's own ``check_env`` (behind gym.make's OrderEnforcing) plus the episode-end mapping."""
     try:
-        exported = to_gym(env)
+        exported = to_gym(env, **options)
     except ConversionError as e:
         _report_failure(report, "to_gym(env)", e, "Change the space", "spaces")
         return
@@ -129,44 +128,3 @@ def _check_episode_ends(env: Env, report: Report, seed: int) -> None:
             return
         if done:
             exported.reset()
-
-
-register_profile(T, _gym_profile)
-
-
-# -- the "gym" conformance view ----------------------------------------------------------------
-
-
-class GymView(View):
-    """Neutral actions straight into ``to_gym`` (same values); observations decoded back.
-
-    gym 0.23 has one ``done``: terminated is ``info["is_terminal"]``, truncated is
-    ``info["TimeLimit.truncated"]`` (a both-flags step reads as terminated only).
-    """
-
-    name = "gym"
-    both_flags = False
-
-    def __init__(self, env: Env) -> None:
-        self.export = to_gym(env)
-
-    def reset(self, seed: Optional[int]) -> Any:
-        return self.export.decode_observation(self.export.reset(seed=seed))
-
-    def step(self, action: Any) -> StepOut:
-        obs, reward, _, info = self.export.step(action)
-        return self.export.decode_observation(obs), reward, info["is_terminal"], info["TimeLimit.truncated"]
-
-    def clone_state(self) -> Any:
-        if self.export.env.determinism == "none":
-            raise NotImplementedError("this env declares no snapshots")  # replay skips the detour
-        return self.export.env.clone_state()
-
-    def restore_state(self, snapshot: Any) -> None:
-        self.export.env.restore_state(snapshot)
-
-    def close(self) -> None:
-        self.export.close()
-
-
-register_view("gym", lambda make_env: GymView(make_env()))

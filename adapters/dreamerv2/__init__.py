@@ -2,7 +2,7 @@
 
 * :func:`to_dreamerv2`: the chain ``dreamerv2.api.train`` builds, from DreamerV2's own classes
   (GymWrapper -> ResizeImage -> OneHotAction | NormalizeAction -> TimeLimit), over a
-  :class:`DreamerReadyEnv` (the lowering in :mod:`bridge.adapters.dreamerv2_lowering`);
+  :class:`DreamerReadyEnv` (the lowering in :mod:`bridge.adapters.dreamerv2.lowering`);
 * :func:`check`: DreamerV2's pre-flight gate without training (also the "dreamerv2" profile of
   :func:`bridge.check`);
 * :func:`train`: ``dreamerv2.api.train`` with a config derived from the env;
@@ -13,19 +13,12 @@ Importing this module imports gym only; TensorFlow and DreamerV2 load on first u
 
 from __future__ import annotations
 
-from bridge.adapters.dreamerv2_actions import ActionLowering
-from bridge.adapters.dreamerv2_check import check, key_regex
-from bridge.adapters.dreamerv2_env import (
-    DreamerReadyEnv,
-    build_chain,
-    load_dreamerv2,
-    to_dreamer_ready,
-    to_dreamerv2,
-    wrap_chain,
-)
-from bridge.adapters.dreamerv2_lowering import ObservationLowering
-from bridge.adapters.dreamerv2_train import dreamer_config, replay_episodes, train, train_command
-from bridge.adapters.dreamerv2_view import DreamerV2View  # noqa: F401 - registers the conformance view
+from bridge.adapters.dreamerv2.actions import ActionLowering
+from bridge.adapters.dreamerv2.export import DreamerReadyEnv, build_chain, to_dreamer_ready, to_dreamerv2, wrap_chain
+from bridge.adapters.dreamerv2.loader import load_dreamerv2
+from bridge.adapters.dreamerv2.lowering import ObservationLowering
+from bridge.adapters.dreamerv2.profile import check, key_regex
+from bridge.adapters.dreamerv2.train import dreamer_config, replay_episodes, train, train_command
 
 __all__ = [
     "to_dreamerv2",

@@ -14,13 +14,13 @@ import types
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
-from bridge.adapters._lowering import lower
+from bridge.adapters.gymnasium.lowering import lower
 from bridge.compat import optional_import
 
 from bridge.errors import ContractError, message
 from bridge.vector import VectorEnv
 
-optional_import("stable_baselines3", "bridge.adapters.sb3_vec")
+optional_import("stable_baselines3", "the SB3 export")
 import gymnasium  # noqa: E402
 from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
 

@@ -19,7 +19,7 @@ import weakref
 from multiprocessing.connection import wait
 from typing import Any, Callable, Optional
 
-from bridge.adapters.dreamerv2_env import load_dreamerv2
+from bridge.adapters.dreamerv2.loader import load_dreamerv2
 
 from bridge.env import Env
 from bridge.errors import ContractError, message

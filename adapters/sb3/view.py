@@ -9,11 +9,12 @@ and reports the export's exact Python float (tapped inside the VecEnv) for the b
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
+from bridge.adapters.sb3.export import to_sb3
 
-from bridge.conformance.replay import StepOut, View, register_view
+from bridge.conformance.replay import StepOut, View
 from bridge.env import Env
 
 
@@ -24,7 +25,6 @@ class SB3View(View):
     both_flags = False
 
     def __init__(self, env: Env) -> None:
-        from bridge.adapters.sb3 import to_sb3
         from stable_baselines3.common.env_util import make_vec_env
 
         # float64 observations reach SB3 rounded to float32 by default: the one announced
@@ -88,9 +88,3 @@ def _reward_tap(export: Any) -> Any:
 
     return RewardTap(export)
 
-
-def _factory(make_env: Callable[[], Env]) -> View:
-    return SB3View(make_env())
-
-
-register_view("sb3", _factory)

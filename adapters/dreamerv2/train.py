@@ -14,8 +14,9 @@ import difflib
 import pathlib
 from typing import Any, Dict, List, Mapping
 
-from bridge.adapters.dreamerv2_check import key_regex
-from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2, to_dreamer_ready
+from bridge.adapters.dreamerv2.export import DreamerReadyEnv, to_dreamer_ready
+from bridge.adapters.dreamerv2.loader import load_dreamerv2
+from bridge.adapters.dreamerv2.profile import key_regex
 from bridge.compat import optional_import
 
 from bridge.errors import SpecError, message

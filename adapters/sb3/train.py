@@ -12,7 +12,8 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
-from bridge.adapters.sb3 import make_vec_env, policy_for, to_sb3
+from bridge.adapters.sb3.export import make_vec_env, to_sb3
+from bridge.adapters.sb3.lowering import policy_for
 from bridge.compat import optional_import
 
 from bridge.errors import SpecError, message

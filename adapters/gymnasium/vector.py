@@ -9,22 +9,22 @@ from __future__ import annotations
 from typing import Any, Optional, Tuple
 
 import numpy as np
-from bridge.adapters._lowering import lower
+from bridge.adapters.gymnasium.lowering import lower
 from bridge.compat import optional_import
 
 from bridge.errors import ContractError, SpecError, message
 from bridge.vector import VectorEnv
 
-gymnasium = optional_import("gymnasium", "bridge.adapters.gymnasium_vector")
+gymnasium = optional_import("gymnasium", "the Gymnasium vector export")
 from gymnasium.vector import AutoresetMode  # noqa: E402
 
-__all__ = ["GymnasiumVectorEnv"]
+__all__ = ["GymnasiumVectorEnv", "to_gymnasium_vector"]
 
 _MODES = {"next-step": AutoresetMode.NEXT_STEP, "same-step": AutoresetMode.SAME_STEP}
 
 
 class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
-    """The export built by :func:`bridge.adapters.gymnasium.to_gymnasium_vector`."""
+    """The export built by :func:`to_gymnasium_vector`."""
 
     def __init__(self, vector_env: VectorEnv, *, image_layout: str = "CHW", check_actions: bool = True) -> None:
         if not isinstance(vector_env, VectorEnv):
@@ -85,3 +85,8 @@ def _batch_size(actions: Any) -> int:
     while isinstance(actions, dict):
         actions = next(iter(actions.values()))
     return int(np.shape(actions)[0]) if np.ndim(actions) else -1
+
+
+def to_gymnasium_vector(vector_env: VectorEnv, *, image_layout: str = "CHW", check_actions: bool = True) -> Any:
+    """Export a :class:`bridge.VectorEnv` as a ``gymnasium.vector.VectorEnv`` (same autoreset mode)."""
+    return GymnasiumVectorEnv(vector_env, image_layout=image_layout, check_actions=check_actions)

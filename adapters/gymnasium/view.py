@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
-from bridge.conformance.replay import StepOut, View, register_view
+from bridge.adapters.gymnasium.export import to_gymnasium
+
+from bridge.conformance.replay import StepOut, View
 from bridge.env import Env
 
 
@@ -15,8 +17,6 @@ class GymnasiumView(View):
     both_flags = True  # Gymnasium's 5-tuple says terminated and truncated separately
 
     def __init__(self, env: Env) -> None:
-        from bridge.adapters.gymnasium import to_gymnasium
-
         self.export = to_gymnasium(env)
         self._encode_action = self.export.action_lowering.encode
         self._decode_obs = self.export.observation_lowering.decode
@@ -39,9 +39,3 @@ class GymnasiumView(View):
     def close(self) -> None:
         self.export.close()
 
-
-def _factory(make_env: Callable[[], Env]) -> View:
-    return GymnasiumView(make_env())
-
-
-register_view("gymnasium", _factory)

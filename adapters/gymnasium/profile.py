@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Optional
 
-from bridge.checker import Report, register_profile
+from bridge.adapters.gymnasium.export import to_gymnasium
+
+from bridge.checker.report import Report
 from bridge.errors import ConversionError
 
 T = "gymnasium"
@@ -64,8 +66,6 @@ def run_runtime_checker(report: Report, target: str, checker_name: str, run: Cal
 
 def export_or_report(env: Any, report: Report, target: str, **options: Any) -> Optional[Any]:
     """``to_gymnasium(env)``, or None after recording the ConversionError as an error entry."""
-    from bridge.adapters.gymnasium import to_gymnasium
-
     try:
         return to_gymnasium(env, **options)
     except ConversionError as e:
@@ -74,11 +74,11 @@ def export_or_report(env: Any, report: Report, target: str, **options: Any) -> O
         return None
 
 
-def gymnasium_profile(env: Any, report: Report, seed: int) -> None:
-    """Export ``env`` and run ``gymnasium.utils.env_checker.check_env`` on it."""
+def gymnasium_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) -> None:
+    """Export ``env`` (with ``options``) and run ``gymnasium.utils.env_checker.check_env`` on it."""
     from gymnasium.utils.env_checker import check_env
 
-    export = export_or_report(env, report, T)
+    export = export_or_report(env, report, T, **options)
     if export is None:
         return
     # without a spec Gymnasium cannot rebuild the env for other render modes (and warns so)
@@ -90,5 +90,3 @@ def gymnasium_profile(env: Any, report: Report, seed: int) -> None:
     )
     export.reset(seed=seed)
 
-
-register_profile(T, gymnasium_profile)

@@ -9,12 +9,13 @@ Everything else (GymWrapper, ResizeImage, TimeLimit, the Dreamer-ready lowering)
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
-from bridge.adapters.dreamerv2_env import DreamerReadyEnv, load_dreamerv2
+from bridge.adapters.dreamerv2.export import DreamerReadyEnv
+from bridge.adapters.dreamerv2.loader import load_dreamerv2
 
-from bridge.conformance.replay import StepOut, View, register_view
+from bridge.conformance.replay import StepOut, View
 from bridge.env import Env
 
 
@@ -59,9 +60,3 @@ class DreamerV2View(View):
     def close(self) -> None:
         self.ready.close()
 
-
-def _factory(make_env: Callable[[], Env]) -> View:
-    return DreamerV2View(make_env())
-
-
-register_view("dreamerv2", _factory)

@@ -1,4 +1,4 @@
-"""Dreamer-ready action lowering (rules in :mod:`bridge.adapters.dreamerv2_lowering`'s docstring).
+"""Dreamer-ready action lowering (rules in :mod:`bridge.adapters.dreamerv2.lowering`'s docstring).
 
 One gym Discrete (DreamerV2's OneHotAction in front) or one float32 Box (NormalizeAction in front),
 with a precomputed ``decode`` back to the neutral action that validates cheaply before the env moves.
@@ -10,7 +10,7 @@ import itertools
 from typing import Any, Optional, Tuple
 
 import numpy as np
-from bridge.adapters.dreamerv2_lowering import Fn, _short, _show, gym, refuse
+from bridge.adapters.dreamerv2.lowering import Fn, _short, _show, gym, refuse
 
 from bridge import spaces
 from bridge.errors import ContractError, SpecError, message

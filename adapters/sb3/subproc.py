@@ -11,7 +11,7 @@ its own ``_worker``:
   deadline becomes a :class:`~bridge.errors.ContractError` naming the env index and the step, and
   every worker is terminated and joined first.
 
-:func:`bridge.adapters.sb3.make_vec_env` uses both when ``vec_env_cls=SubprocVecEnv``.
+:func:`bridge.adapters.sb3.export.make_vec_env` uses both when ``vec_env_cls=SubprocVecEnv``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from bridge.compat import optional_import
 from bridge.errors import ContractError, message
 from bridge.vector_process import _describe, died, raised, stop_processes, timed_out
 
-optional_import("stable_baselines3", "bridge.adapters.sb3_subproc")
+optional_import("stable_baselines3", "the SB3 export")
 import gymnasium  # noqa: E402
 from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
 

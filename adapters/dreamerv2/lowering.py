@@ -1,6 +1,6 @@
 """Dreamer-ready lowering: neutral spaces -> what DreamerV2 2.2.0's model can actually see and emit.
 
-Observations are lowered here, actions in :mod:`bridge.adapters.dreamerv2_actions`.
+Observations are lowered here, actions in :mod:`bridge.adapters.dreamerv2.actions`.
 
 Computed once at export as plain numpy functions. Each rule is lossless or a
 :class:`~bridge.errors.ConversionError` that names the path and says what to do:
@@ -40,7 +40,7 @@ from bridge.compat import optional_import
 from bridge import spaces
 from bridge.errors import ConversionError, message
 
-gym = optional_import("gym", "bridge.adapters.dreamerv2")
+gym = optional_import("gym", "the DreamerV2 export")
 
 RESERVED_KEYS = ("reward", "is_first", "is_last", "is_terminal", "action")
 FLOAT32_EXACT_INT = 2**24
