@@ -1,10 +1,13 @@
 """The exceptions envbridge raises.
 
 Every message reads ``<subject> must <expectation>, got <actual>. <fix>.`` so a user can act on it
-without reading our source. :func:`message` builds that sentence; callers build, then raise.
+without reading our source. :func:`message` builds that sentence; :func:`error` builds the exception
+and keeps the four parts (check reports show them apart). Callers build, then raise.
 """
 
 from __future__ import annotations
+
+from typing import Optional, Tuple
 
 __all__ = [
     "BridgeError",
@@ -14,11 +17,19 @@ __all__ = [
     "MissingDependencyError",
     "message",
     "statement",
+    "error",
 ]
+
+Parts = Tuple[str, str, str, str]
 
 
 class BridgeError(Exception):
-    """Base class of every error envbridge raises on purpose."""
+    """Base class of every error envbridge raises on purpose.
+
+    ``parts`` holds ``(subject, expectation, actual, fix)`` when the error was built by :func:`error`.
+    """
+
+    parts: Optional[Parts] = None
 
 
 class SpecError(BridgeError, ValueError):
@@ -47,6 +58,14 @@ def message(subject: str, expectation: str, actual: object, fix: str) -> str:
         fix: what the user should do, one sentence (a final period is added if missing).
     """
     return f"{statement(subject, expectation, actual)} {_sentence(fix)}"
+
+
+def error(kind: type, subject: str, expectation: str, actual: object, fix: str) -> BridgeError:
+    """The exception ``kind`` (a BridgeError class) with the house message and its parts kept."""
+    shown = actual if isinstance(actual, str) else repr(actual)
+    found = kind(message(subject, expectation, shown, fix))
+    found.parts = (subject, expectation, shown, fix)
+    return found
 
 
 def statement(subject: str, expectation: str, actual: object) -> str:

@@ -1,18 +1,21 @@
-"""Run-time guards every export shares: the episode lifecycle, user output checks, user errors.
+"""The run-time guard between an export and the user's env: lifecycle, user outputs, user errors.
 
-One :class:`Guard` sits between an export and the user's env. It is the one place that knows
+One :class:`Guard` per export (the single-env port builds it). A facade env that guards itself when
+used alone (``rlFunctionEnv``) is passed through while an export's guard calls it (:attr:`Guard.through`),
+so a step is guarded once, and the facade keeps its own checks for direct use.
+It is the one place that knows
 
 * the **lifecycle**: ``step()`` before the first ``reset()``, after an episode ended (terminated,
-  truncated, or a refused step) without ``reset()``, and ``step()``/``reset()`` after ``close()``
-  raise :class:`~bridge.errors.ContractError` before the env is touched;
-* the **user's output**: a step must return a 5-tuple with a Python-float finite reward and
-  Python-bool flags, a reset a 2-tuple. These type checks cost a few attribute reads per step and
-  are always on. The observation-in-space check (shape, dtype, bounds: a full ``mismatch`` walk)
-  is not free, so it runs only with ``strict=True`` (or in ``envbridge check``);
-* **user exceptions**: an exception raised by the user's ``step``/``reset`` becomes a
-  ContractError naming the env id and the step index (1 = the first step after ``reset()``),
-  raised ``from`` the original (``__cause__`` keeps its traceback). Our own :class:`BridgeError`
-  (already a house message) passes through unchanged.
+  truncated, a refused output or an exception) and ``step()``/``reset()`` after ``close()`` raise
+  :class:`~bridge.errors.ContractError` before the env is touched;
+* **seeding**: a ``reset(seed=s)`` after which the env's Generator was not seeded with ``s`` (the
+  env's reset did not call ``super().reset(seed=seed)``) is refused at the first seeded reset;
+* the **user's output**: a 5-tuple with a Python-float finite reward and Python-bool flags, a
+  2-tuple from reset, and an observation of exactly the space's dtype and shape (discrete kinds
+  in range). Bounds of float observations are checked only with ``strict=True`` (not free);
+* **user exceptions**: an exception raised inside the user's ``step``/``reset`` ends the episode
+  and becomes a ContractError naming the env id and the step (1 = the first step after reset),
+  raised ``from`` the original; our own :class:`BridgeError` passes through unchanged.
 """
 
 from __future__ import annotations
@@ -22,13 +25,15 @@ from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from bridge.errors import BridgeError, ContractError, message
+from bridge import checks
+from bridge.errors import BridgeError, ContractError, error
 from bridge.spaces import Space, _describe_value
 
-__all__ = ["Guard", "env_id"]
+__all__ = ["Guard", "env_id", "kind_of"]
 
 # lifecycle states (ints: the per-step test is one identity comparison)
 NEW, RUNNING, ENDED, CLOSED = 0, 1, 2, 3
+Fn = Callable[[Any], Any]
 
 
 def env_id(env: Any) -> str:
@@ -38,7 +43,7 @@ def env_id(env: Any) -> str:
     return spec_id if isinstance(spec_id, str) else type(inner).__name__
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     """Type and value, the same text under numpy 1.19 and 2.x."""
     if isinstance(value, np.generic):
         return f"numpy {value.dtype.name} {value.item()!r}"
@@ -51,9 +56,9 @@ class Guard:
     Args:
         env: the user's env (wrappers included); names it in errors and gives the observation space.
         label: how the export names itself in lifecycle errors, e.g. ``"gymnasium env"``.
-        strict: also check every observation against the observation space (not free).
-        check_output: check the step/reset output types (off only where the caller builds the
-            output itself, e.g. the MATLAB facade, which converts the user's values).
+        strict: also check the float bounds of every observation (not free).
+        check_output: check the step/reset output (off only where the caller builds the output
+            itself from converted values, e.g. the MATLAB facade used on its own).
         warn_after_end: a step after the episode ended warns (once per ended episode) instead of
             raising, unless ``strict``. Only for a runtime whose own tools step past the end
             (gym 0.23's ``check_env`` does; its classic envs warn the same way).
@@ -68,8 +73,10 @@ class Guard:
         "warn_after_end",
         "state",
         "steps",
+        "through",
         "_ended_by",
-        "_user_step",
+        "_bound",
+        "_check_obs",
         "checked_step",
     )
 
@@ -84,39 +91,56 @@ class Guard:
         self.warn_after_end = bool(warn_after_end) and not strict
         self.state = NEW
         self.steps = 0  # steps of the current episode that returned
+        self.through = False  # True while an outer export's guard is calling: check nothing here
         self._ended_by = ""
-        self._user_step: Optional[Callable[[Any], Any]] = None
+        self._bound: Tuple[Optional[Fn], Optional[Fn], Optional[Fn]] = (None, None, None)
+        self._check_obs = checks.value_check(self.space, self.strict) if self.space is not None else None
+        self.checked_step: Fn = self._unbound
 
     @property
     def env_id(self) -> str:
         """The env's registered id, else its class name."""
         return env_id(self.env)
 
+    def _unbound(self, action: Any) -> Any:
+        raise RuntimeError("Guard.bind(step) must run before checked_step")  # a bug in an export, not user input
+
     # -- lifecycle ---------------------------------------------------------------------------
     def reset(self, reset: Callable[..., Any], **kwargs: Any) -> Tuple[Any, Any]:
-        """Call the user's ``reset(**kwargs)``, check its output, and start an episode."""
+        """Call the user's ``reset(**kwargs)``, check its output and seeding, and start an episode."""
+        if self.through:
+            return reset(**kwargs)
         if self.state is CLOSED:
             raise self._closed("reset")
         try:
             out = reset(**kwargs)
         except BridgeError:
+            self._end("an exception in reset()")
             raise
         except Exception as e:
             self._end("an exception in reset()")
-            raise ContractError(self._raised("reset()", e)) from e
+            raise self._raised("reset()", e) from e
         if self.check_output:
             if type(out) is not tuple or len(out) != 2:
                 self._end("a refused reset() output")
-                raise ContractError(
-                    message(
-                        f"{self.env_id} reset()",
-                        "return a tuple (observation, info)",
-                        _describe_value(out),
-                        "Return obs, info",
-                    )
+                raise error(
+                    ContractError,
+                    f"{self.env_id} reset()",
+                    "return a tuple (observation, info)",
+                    _describe_value(out),
+                    "Return obs, info",
                 )
-            if self.strict:
-                self._check_observation(out[0], "reset observation")
+            self._check_observation(out[0], "reset observation")
+        seed = kwargs.get("seed")
+        if seed is not None and getattr(self.env, "np_random_seed", seed) != seed:
+            self._end("a reset(seed=...) that did not seed the env")
+            raise error(
+                ContractError,
+                f"{self.env_id}.reset(seed={seed})",
+                "seed the env's Generator (env.np_random)",
+                "a reset that did not call super().reset(seed=seed)",
+                "Call super().reset(seed=seed) first in your reset()",
+            )
         self.state, self.steps = RUNNING, 0
         return out
 
@@ -133,77 +157,89 @@ class Guard:
         if self.state is not RUNNING:
             self._misuse()
 
-    def step(self, step: Callable[[Any], Any], action: Any) -> Any:
+    def step(self, step: Fn, action: Any) -> Any:
         """Bind ``step`` (see :meth:`bind`) and call it once: for tests and one-off callers."""
         self.bind(step)
         return self.checked_step(action)
 
-    def bind(self, step: Callable[[Any], Any]) -> None:
-        """Build ``self.checked_step(action)``: ``step`` behind the guard (the per-step path).
+    def bind(self, step: Optional[Fn], prepare: Optional[Fn] = None, encode: Optional[Fn] = None) -> None:
+        """Build ``self.checked_step(action)``, the per-step path of an export.
 
-        Exports bind the user's step once at construction and call ``guard.checked_step``. It
-        checks the lifecycle, calls ``step(action)``, checks the output and counts the step, and
-        raises ContractError for misuse (before ``step`` runs), a user exception (with env id and
-        step index), or a refused output (the episode then needs ``reset()``). It is a closure
-        (the cheapest call in CPython); copies and pickles of the guard rebuild it.
+        It checks the lifecycle, ``prepare(action)`` (the export's action check and decode: it
+        raises before anything moves), calls ``step`` on the neutral action, checks the output,
+        counts the step and returns ``(encode(obs), reward, terminated, truncated, info)``. Misuse,
+        a refused output and a user exception (named with env id and step) raise ContractError.
+        A closure: the cheapest call in CPython; copies and pickles of the guard rebuild it.
         """
-        self._user_step = step
-        guard, check, strict = self, self.check_output, self.strict
+        self._bound = (step, prepare, encode)
+        if step is None:
+            return
+        guard, check, obs_check = self, self.check_output, self._check_obs
         running, _type, _tuple, _float = RUNNING, type, tuple, float
 
         def checked_step(action: Any) -> Any:
+            if guard.through:  # an outer export's guard checks this step
+                return step(action)
             if guard.state is not running:
                 guard._misuse()
+            if prepare is not None:
+                action = prepare(action)
             try:
                 out = step(action)
             except BridgeError:
+                guard._end(f"an exception at step {guard.steps + 1}")
                 raise
             except Exception as e:
                 raise guard._user_exception(e) from e
-            try:  # a 4-tuple (or anything but 5 items) fails to unpack: no len() on the fast path
-                _, reward, terminated, truncated, _ = out
-            except (TypeError, ValueError):
-                guard._refuse_output(out)
-            # identity tests only (True and False are singletons, so no type() call for the flags);
-            # reward - reward is 0.0 only for a finite float
-            if check and not (
-                (terminated is True or terminated is False)
-                and (truncated is True or truncated is False)
-                and _type(reward) is _float
-                and reward - reward == 0.0
-                and _type(out) is _tuple
-            ):
-                guard._refuse_output(out)
-            if strict:
-                guard._check_observation(out[0], "step observation")
+            if check:
+                try:  # a 4-tuple (or anything but 5 items) fails to unpack: no len() on the fast path
+                    obs, reward, terminated, truncated, info = out
+                except (TypeError, ValueError):
+                    guard._refuse_output(out)
+                # identity tests only (True and False are singletons); reward - reward is 0.0 only
+                # for a finite float
+                if not (
+                    (terminated is True or terminated is False)
+                    and (truncated is True or truncated is False)
+                    and _type(reward) is _float
+                    and reward - reward == 0.0
+                    and _type(out) is _tuple
+                ):
+                    guard._refuse_output(out)
+                if obs_check is not None and obs_check(obs, "") is not None:
+                    guard._check_observation(obs, "step observation")
+            else:
+                obs, reward, terminated, truncated, info = out
             guard.steps += 1
             if terminated or truncated:
                 guard._end(f"{'terminated' if terminated else 'truncated'}=True at step {guard.steps}")
+            if encode is not None:
+                return encode(obs), reward, terminated, truncated, info
             return out
 
         self.checked_step = checked_step
 
     def __getstate__(self) -> dict:
-        return {k: getattr(self, k) for k in self.__slots__ if k != "checked_step" and hasattr(self, k)}
+        return {k: getattr(self, k) for k in self.__slots__ if k not in ("checked_step", "_check_obs")}
 
     def __setstate__(self, state: dict) -> None:
         for k, v in state.items():
             setattr(self, k, v)
-        if getattr(self, "_user_step", None) is not None:
-            self.bind(self._user_step)  # a closure is not copied by deepcopy nor pickled: rebuild it
+        self._check_obs = checks.value_check(self.space, self.strict) if self.space is not None else None
+        self.checked_step = self._unbound
+        self.bind(*self._bound)  # a closure is neither deep-copied nor pickled: rebuild it
 
     # -- errors (off the fast path) ------------------------------------------------------------
     def _end(self, why: str) -> None:
         self.state, self._ended_by = ENDED, why
 
     def _closed(self, method: str) -> ContractError:
-        return ContractError(
-            message(
-                f"{self.label} {method}()",
-                "not be called after close()",
-                f"{method}() on a closed env",
-                "Make a new env",
-            )
+        return error(
+            ContractError,
+            f"{self.label} {method}()",
+            "not be called after close()",
+            f"{method}() on a closed env",
+            "Make a new env",
         )
 
     def _misuse(self) -> None:
@@ -217,32 +253,31 @@ class Guard:
         if self.state is CLOSED:
             return self._closed("step")
         if self.state is NEW:
-            return ContractError(
-                message(
-                    f"{self.label} step()",
-                    "come after reset()",
-                    "step() before the first reset()",
-                    "Call env.reset() first",
-                )
-            )
-        return ContractError(
-            message(
+            return error(
+                ContractError,
                 f"{self.label} step()",
-                "come after reset() once an episode has ended",
-                f"step() after {self._ended_by}",
-                "Call env.reset() when terminated or truncated is True",
+                "come after reset()",
+                "step() before the first reset()",
+                "Call env.reset() first",
             )
+        return error(
+            ContractError,
+            f"{self.label} step()",
+            "come after reset() once an episode has ended",
+            f"step() after {self._ended_by}",
+            "Call env.reset() when terminated or truncated is True",
         )
 
-    def _user_exception(self, error: Exception) -> ContractError:
+    def _user_exception(self, cause: Exception) -> BridgeError:
         self._end(f"an exception at step {self.steps + 1}")
-        return ContractError(self._raised(f"step() at step {self.steps + 1}", error))
+        return self._raised(f"step() at step {self.steps + 1}", cause)
 
-    def _raised(self, where: str, error: Exception) -> str:
-        return message(
+    def _raised(self, where: str, cause: Exception) -> BridgeError:
+        return error(
+            ContractError,
             f"{self.env_id} {where}",
             "run without raising",
-            f"{type(error).__name__}: {error}",
+            f"{type(cause).__name__}: {cause}",
             "Fix the env; the original exception and its traceback are chained as __cause__",
         )
 
@@ -250,41 +285,44 @@ class Guard:
         self._end(f"a refused step() output at step {self.steps + 1}")
         subject = f"{self.env_id} step"
         if type(out) is not tuple or len(out) != 5:
-            got = f"a {len(out)}-tuple" if isinstance(out, tuple) else _describe_value(out)
-            raise ContractError(
-                message(
-                    f"{subject}()",
-                    "return a 5-tuple (obs, reward, terminated, truncated, info)",
-                    got,
-                    "Split done into terminated and truncated",
-                )
+            if isinstance(out, tuple) and len(out) == 5:  # a namedtuple or other tuple subclass
+                got = f"a {type(out).__name__} (a tuple subclass)"
+                fix = "Return a plain tuple: return obs, reward, terminated, truncated, info"
+            else:
+                got = f"a {len(out)}-tuple" if isinstance(out, tuple) else _describe_value(out)
+                fix = "Split done into terminated and truncated"
+            raise error(
+                ContractError, f"{subject}()", "return a 5-tuple (obs, reward, terminated, truncated, info)", got, fix
             )
         reward = out[1]
         if isinstance(reward, np.generic):
-            raise ContractError(
-                message(
-                    f"{subject} reward",
-                    "be a Python float (a numpy scalar is a defect)",
-                    _kind(reward),
-                    "Return float(reward)",
-                )
+            raise error(
+                ContractError,
+                f"{subject} reward",
+                "be a Python float (a numpy scalar is a defect)",
+                kind_of(reward),
+                "Return float(reward)",
             )
         if type(reward) is not float:
-            raise ContractError(
-                message(f"{subject} reward", "be a Python float", _kind(reward), "Return float(reward)")
+            raise error(
+                ContractError, f"{subject} reward", "be a Python float", kind_of(reward), "Return float(reward)"
             )
         if reward - reward != 0.0:
-            raise ContractError(
-                message(f"{subject} reward", "be finite", reward, "Guard the reward computation against NaN and inf")
+            raise error(
+                ContractError,
+                f"{subject} reward",
+                "be finite",
+                reward,
+                "Guard the reward computation against NaN and inf",
             )
         for name, flag in (("terminated", out[2]), ("truncated", out[3])):
             if type(flag) is not bool:
-                raise ContractError(
-                    message(f"{subject} {name}", "be a Python bool", _kind(flag), f"Return bool({name})")
+                raise error(
+                    ContractError, f"{subject} {name}", "be a Python bool", kind_of(flag), f"Return bool({name})"
                 )
 
     def _check_observation(self, obs: Any, where: str) -> None:
-        found = self.space.mismatch(obs, f"{self.env_id} {where}") if self.space is not None else None
+        found = self._check_obs(obs, f"{self.env_id} {where}") if self._check_obs is not None else None
         if found is not None:
             self._end(f"a refused {where}" + ("" if where.startswith("reset") else f" at step {self.steps + 1}"))
-            raise ContractError(message(*found))
+            raise error(ContractError, *found)

@@ -1,7 +1,12 @@
-"""Dreamer-ready action lowering (rules in :mod:`bridge.adapters.dreamerv2.lowering`'s docstring).
+"""Dreamer-ready action lowering: what DreamerV2 2.2.0's agent emits -> the neutral action.
 
-One gym Discrete (DreamerV2's OneHotAction in front) or one float32 Box (NormalizeAction in front),
-with a precomputed ``decode`` back to the neutral action that validates cheaply before the env moves.
+DreamerV2's agent acts on ``act_space["action"]`` only:
+
+* Discrete(n, start) -> Discrete(n) (OneHotAction in front), offset back by ``start``;
+* MultiDiscrete / MultiBinary -> one Discrete over the product when that is <= 1024 values;
+* float Box with finite bounds -> the same bounds (NormalizeAction maps [-1, 1] onto them); an
+  infinite bound needs ``action_bounds=(low, high)``; integer Box refused;
+* Dict -> only as ``Dict(action=...)``; Tuple or other Dicts (hybrid actions) refused.
 """
 
 from __future__ import annotations
@@ -10,27 +15,30 @@ import itertools
 from typing import Any, Optional, Tuple
 
 import numpy as np
-from bridge.adapters.dreamerv2.lowering import Fn, _short, _show, gym, refuse
+from bridge.adapters._shared.lowering import Fn, Lowering
+from bridge.adapters.dreamerv2.lowering import gym, refuse
 
 from bridge import spaces
-from bridge.errors import ContractError, SpecError, message
+from bridge.errors import ContractError, SpecError, error
+from bridge.spaces.base import Mismatch, _describe
 
 MAX_JOINT_ACTIONS = 1024
 # NormalizeAction's float32 affine map may overshoot a bound by rounding; within this many float32
-# epsilons of the bound's magnitude a value is snapped onto the bound, beyond it is invalid.
+# epsilons of the bounds' magnitude a value is snapped onto the bound, beyond it is invalid.
 SNAP_EPSILONS = 8
 
 
-# -- actions -----------------------------------------------------------------------------------
-class ActionLowering:
+class ActionLowering(Lowering):
     """Neutral action space -> one gym Discrete or float32 Box, with ``decode`` back to neutral.
 
-    ``decode`` validates (cheap, precomputed) unless ``check_actions=False``: an invalid action
-    raises :class:`~bridge.errors.ContractError` before the env is touched.
+    ``decode`` also validates (cheap, precomputed, fused with the decode) unless
+    ``check_actions=False``: an invalid action raises :class:`~bridge.errors.ContractError` before
+    the env is touched. ``bounds`` is the (low, high) that -1 and 1 map onto (Box actions only).
     """
 
+    __slots__ = ("principal_key", "discrete", "bounds", "_unchecked")
+
     def __init__(self, space: spaces.Space, action_bounds: Any = None, check_actions: bool = True) -> None:
-        self.neutral = space
         inner, self.principal_key = space, None
         if isinstance(space, spaces.Dict):
             if list(space.keys()) != ["action"]:
@@ -43,13 +51,32 @@ class ActionLowering:
                 )
             inner, self.principal_key = space["action"], "action"
         path = "action['action']" if self.principal_key else "action"
-        self.space, decode, self.discrete = _lower_action(inner, path, action_bounds, check_actions)
-        encode = _action_encoder(inner, self.space)
+        target, checked, self.discrete = _lower_action(inner, path, action_bounds, True)
+        unchecked = _lower_action(inner, path, action_bounds, False)[1]
+        encode = _action_encoder(inner)
         key = self.principal_key
-        self.encode = encode if key is None else (lambda a: encode(a[key]))
-        self.decode = decode if key is None else (lambda a: {key: decode(a)})
-        # the (low, high) that -1 and 1 map onto, in the neutral dtype (None for discrete actions)
-        self.bounds = getattr(decode, "bounds", None)
+        if key is not None:
+            encode, checked, unchecked = _principal(key, encode, checked, unchecked)
+        self._unchecked = unchecked
+        self.bounds = getattr(checked, "bounds", None)
+
+        def invalid(a: Any, where: str) -> Optional[Mismatch]:
+            try:
+                checked(a)
+            except ContractError as e:
+                return e.parts
+            return None
+
+        super().__init__(space, target, encode, checked if check_actions else unchecked, invalid)
+
+    def preparer(self, check: bool = True, path: str = "action") -> Fn:
+        """The fused check-and-decode (one pass over the action), or the bare decode."""
+        return self.decode if check else self._unchecked
+
+
+def _principal(key: str, encode: Fn, checked: Fn, unchecked: Fn) -> Tuple[Fn, Fn, Fn]:
+    """The three functions of an action that sits under ``Dict(action=...)``."""
+    return (lambda a: encode(a[key])), (lambda a: {key: checked(a)}), (lambda a: {key: unchecked(a)})
 
 
 def _hybrid(space: spaces.Space, path: str) -> Exception:
@@ -102,13 +129,12 @@ def _index_decoder(n: int, path: str, check: bool, lookup: Optional[Fn]) -> Fn:
     """Index -> neutral action (``lookup`` None: the index itself). Validation is a type-set probe."""
 
     def refuse_index(a: Any) -> None:
-        raise ContractError(
-            message(
-                f"the Dreamer-ready {path}",
-                f"be an integer index in [0, {n - 1}]",
-                _show(a),
-                "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env",
-            )
+        raise error(
+            ContractError,
+            f"the Dreamer-ready {path}",
+            f"be an integer index in [0, {n - 1}]",
+            _describe(a),
+            "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env",
         )
 
     def decode(a: Any) -> Any:
@@ -146,7 +172,10 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
             "Pass action_bounds=(low, high) with the finite range the policy should cover, or declare finite bounds",
         )
     dtype, shape = space.dtype, space.shape
-    tol = SNAP_EPSILONS * np.finfo(np.float32).eps * np.maximum(1.0, np.abs(low) + np.abs(high))
+    # relative to the bounds' magnitude (the size of NormalizeAction's float32 rounding error), so a
+    # tiny Box such as [0, 1e-6] keeps its interior instead of snapping every action onto a bound
+    magnitude = np.maximum(np.abs(low), np.abs(high))
+    tol = SNAP_EPSILONS * np.finfo(np.float32).eps * np.maximum(magnitude, np.finfo(np.float32).tiny)
     low_t, high_t = low.astype(dtype), high.astype(dtype)
     box = gym.spaces.Box(low.astype(np.float32), high.astype(np.float32), shape, np.float32)
 
@@ -168,14 +197,13 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
         x = np.asarray(a, dtype=np.float64)
         if check and (x.shape != shape or not (np.all(x >= low - tol) and np.all(x <= high + tol))):
             found = space.mismatch(np.asarray(a), "action") if x.shape != shape else None
-            detail = _show(a) if found is None else found[2]
-            raise ContractError(
-                message(
-                    f"the Dreamer-ready {path}",
-                    f"be a float array of shape {shape} inside [low, high] = [{_short(low)}, {_short(high)}]",
-                    detail,
-                    "Send values in [-1, 1] through DreamerV2's NormalizeAction",
-                )
+            detail = _describe(a) if found is None else found[2]
+            raise error(
+                ContractError,
+                f"the Dreamer-ready {path}",
+                f"be a float array of shape {shape} inside [low, high] = [{_short(low)}, {_short(high)}]",
+                detail,
+                "Send values in [-1, 1] through DreamerV2's NormalizeAction",
             )
         out = np.clip(x, low, high).astype(dtype)
         out = np.where(np.abs(x - high) <= tol, high_t, out)
@@ -209,7 +237,7 @@ def _user_bounds(space: spaces.Box, bounds: Any) -> Tuple[np.ndarray, np.ndarray
     return low, high
 
 
-def _action_encoder(space: spaces.Space, lowered: Any) -> Fn:
+def _action_encoder(space: spaces.Space) -> Fn:
     """Neutral action -> the Dreamer-ready action (index or array), for tapes and tests."""
     if isinstance(space, spaces.Discrete):
         return lambda a: int(a) - space.start
@@ -218,3 +246,10 @@ def _action_encoder(space: spaces.Space, lowered: Any) -> Fn:
         start = space.start if isinstance(space, spaces.MultiDiscrete) else np.zeros(space.shape, np.int64)
         return lambda a: int(np.ravel_multi_index(tuple((np.asarray(a) - start).reshape(-1)), tuple(nvec.reshape(-1))))
     return lambda a: np.asarray(a, np.float32)
+
+
+def _short(arr: np.ndarray) -> str:
+    flat = arr.reshape(-1)
+    if flat.size and np.all(flat == flat[0]):
+        return repr(float(flat[0]))
+    return np.array2string(arr, threshold=6, separator=", ")

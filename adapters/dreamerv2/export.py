@@ -5,15 +5,16 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence
 
+from bridge.adapters._shared.port import neutral_env
 from bridge.adapters.dreamerv2.actions import ActionLowering
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
-from bridge.adapters.dreamerv2.lowering import ObservationLowering, gym, lowering_summary
+from bridge.adapters.dreamerv2.lowering import ObservationLowering
+from bridge.adapters.gym.export import GymEnv
 
 from bridge.env import Env
 from bridge.errors import SpecError, message
-from bridge.guard import Guard
 
 __all__ = [
     "DreamerReadyEnv",
@@ -25,17 +26,18 @@ __all__ = [
 ]
 
 PARALLEL = (None, "thread", "process")
+DEFAULT_TIMEOUT = 60.0  # seconds a process worker may take for one call before it counts as hung
 
 
-class DreamerReadyEnv(gym.Env):
+class DreamerReadyEnv(GymEnv):
     """A neutral env lowered for DreamerV2, behind the gym 0.23 API that ``common.GymWrapper`` wraps.
 
-    Observations are a dict (see :mod:`bridge.adapters.dreamerv2_lowering`); ``step`` returns
-    ``(obs, reward, done, info)`` with ``done = terminated or truncated`` and, on every step,
-    ``info["is_terminal"] = terminated`` (GymWrapper otherwise treats every time-out as terminal).
-    ``seed(s)`` applies at the next ``reset()`` (GymWrapper resets without arguments).
-    ``last_flags`` / ``last_action`` hold the neutral flags and action of the last step and
-    ``step_count`` counts the steps that reached the neutral env (for checks).
+    It is the gym 0.23 export (:class:`~bridge.adapters.gym.export.GymEnv`, on the single-env
+    port) with DreamerV2's lowerings: observations are a dict (:mod:`.lowering`), actions an index
+    or a float array (:mod:`.actions`). ``step`` returns ``(obs, reward, done, info)`` with ``done =
+    terminated or truncated`` and, on every step, ``info["is_terminal"] = terminated`` (GymWrapper
+    otherwise treats every time-out as terminal). ``seed(s)`` applies at the next ``reset()``
+    (GymWrapper resets without arguments).
     """
 
     def __init__(
@@ -46,37 +48,21 @@ class DreamerReadyEnv(gym.Env):
         action_bounds: Any = None,
         check_actions: bool = True,
         strict: bool = False,
+        float64_as_float32: bool = True,
     ) -> None:
-        if not isinstance(env, Env):
-            raise SpecError(
-                message(
-                    "to_dreamerv2 env",
-                    "be a bridge.Env or a registered id",
-                    type(env).__name__,
-                    "Pass a bridge.Env instance",
-                )
-            )
-        self._args = (tuple(size), action_bounds, check_actions)
-        self.observation_lowering = ObservationLowering(env.observation_space, size)
-        self.action_lowering = ActionLowering(env.action_space, action_bounds, check_actions)
-        self.env = env
-        self._env_step = env.step
-        self._guard = Guard(env, "DreamerV2 env", strict=strict)  # lifecycle + user output (bridge.guard)
-        self._guard.bind(self._env_step)
-        self.observation_space = self.observation_lowering.space
-        self.action_space = self.action_lowering.space
-        self._encode = self.observation_lowering.encode
-        self._decode_action = self.action_lowering.decode
-        self._pending_seed: Optional[int] = None
-        self.last_flags: Tuple[bool, bool] = (False, False)
-        self.last_action: Any = None
-        self.step_count = 0
-        modes = list(env.metadata.get("render_modes", []))
+        neutral_env(env, "to_dreamerv2 env", "Pass a bridge.Env instance")
+        self._args = (tuple(size), action_bounds, check_actions, strict, float64_as_float32)
+        super().__init__(
+            env,
+            check_actions=check_actions,
+            strict=strict,
+            observation=ObservationLowering(env.observation_space, size, float64_as_float32),
+            action=ActionLowering(env.action_space, action_bounds, check_actions),
+            label="DreamerV2 env",
+            warn_after_end=False,
+        )
+        modes = self.metadata["render_modes"]
         self.metadata = {"render_modes": modes, "render.modes": modes, "render_fps": env.metadata.get("render_fps")}
-
-    @property
-    def np_random(self) -> Any:  # type: ignore[override]
-        return self.env.np_random
 
     @property
     def image_keys(self) -> List[str]:
@@ -86,64 +72,31 @@ class DreamerReadyEnv(gym.Env):
     def vector_keys(self) -> List[str]:
         return list(self.observation_lowering.vector_keys)
 
-    def seed(self, seed: Optional[int] = None) -> List[Optional[int]]:
-        self._pending_seed = seed
-        return [seed]
-
-    def reset(self, *, seed: Optional[int] = None, return_info: bool = False, options: Optional[dict] = None) -> Any:
-        if seed is None:
-            seed, self._pending_seed = self._pending_seed, None
-        obs, info = self._guard.reset(self.env.reset, seed=seed, options=options)
-        obs = self._encode(obs)
-        return (obs, info) if return_info else obs
-
-    def step(self, action: Any) -> Tuple[dict, float, bool, dict]:
-        neutral_action = self._decode_action(action)  # raises ContractError before the env moves
-        obs, reward, terminated, truncated, info = self._guard.checked_step(neutral_action)
-        self.last_flags, self.last_action = (terminated, truncated), neutral_action
-        self.step_count += 1
-        info = dict(info, is_terminal=terminated)
-        return self._encode(obs), reward, terminated or truncated, info
-
-    def __reduce__(self) -> tuple:
-        # the lowering holds closures; rebuild it instead (common.Async pickles act_space, and
-        # OneHotAction's act_space holds a bound method of the whole chain)
-        size, bounds, check = self._args
-        state = {
-            "_pending_seed": self._pending_seed,
-            "last_flags": self.last_flags,
-            "last_action": self.last_action,
-            "step_count": self.step_count,
-            "_guard": self._guard,  # lifecycle and strict travel with the env
-        }
-        return (_rebuild, (self.env, size, bounds, check, state))
-
-    def decode_observation(self, obs: dict) -> Any:
-        """A Dreamer observation dict (extra keys ignored) -> the neutral observation."""
-        return self.observation_lowering.decode(obs)
-
     def encode_action(self, action: Any) -> Any:
         """A neutral action -> this env's action (index or array): what the agent's one-hot / [-1, 1] maps to."""
-        inner = action["action"] if self.action_lowering.principal_key else action
-        return self.action_lowering.encode(inner)
-
-    def summary(self) -> dict:
-        return lowering_summary(self.observation_lowering, self.action_lowering)
+        return self.action_lowering.encode(action)
 
     def render(self, mode: str = "rgb_array") -> Any:
         return self.env.render()
 
-    def close(self) -> None:
-        self._guard.close()
-        self.env.close()
+    def _options(self) -> dict:
+        size, bounds, _, _, narrow = self._args
+        return {"size": list(size), "float64_as_float32": narrow, "action_bounds": repr(bounds)}
 
-    def __repr__(self) -> str:
-        return f"<DreamerReadyEnv{self.env!r}>"
+    def __reduce__(self) -> tuple:
+        # the lowerings hold closures; rebuild them instead (common.Async pickles act_space, and
+        # OneHotAction's act_space holds a bound method of the whole chain)
+        state = {"_pending_seed": self._pending_seed, "last_flags": self.last_flags}
+        return (_rebuild, (self.env, self._args, state, self.port.lifecycle()))
 
 
-def _rebuild(env: Env, size: Sequence[int], bounds: Any, check: bool, state: dict) -> DreamerReadyEnv:
-    ready = DreamerReadyEnv(env, size=size, action_bounds=bounds, check_actions=check)
+def _rebuild(env: Env, args: tuple, state: dict, lifecycle: tuple) -> DreamerReadyEnv:
+    size, bounds, check, strict, narrow = args
+    ready = DreamerReadyEnv(
+        env, size=size, action_bounds=bounds, check_actions=check, strict=strict, float64_as_float32=narrow
+    )
     vars(ready).update(state)
+    ready.port.set_lifecycle(lifecycle)
     return ready
 
 
@@ -174,16 +127,23 @@ def to_dreamer_ready(
     check_actions: bool = True,
     seed: Optional[int] = None,
     strict: bool = False,
+    float64_as_float32: bool = True,
 ) -> DreamerReadyEnv:
     """Lower ``env`` (an Env, a registered id or a factory) to the legacy gym env DreamerV2 wraps.
 
     ``strict=True`` also checks every observation against its space (not free; see
-    docs/bad-input.md); wrap the result with :func:`wrap_chain` for DreamerV2's chain.
+    docs/bad-input.md); ``float64_as_float32=False`` refuses float64 observations instead of
+    presenting them as float32. Wrap the result with :func:`wrap_chain` for DreamerV2's chain.
     """
     neutral = _resolve(env)
     try:
         ready = DreamerReadyEnv(
-            neutral, size=size, action_bounds=action_bounds, check_actions=check_actions, strict=strict
+            neutral,
+            size=size,
+            action_bounds=action_bounds,
+            check_actions=check_actions,
+            strict=strict,
+            float64_as_float32=float64_as_float32,
         )
     except Exception:
         if neutral is not env:  # built here from an id or factory: a refusal leaves nothing open
@@ -201,13 +161,21 @@ def build_chain(
     action_bounds: Any = None,
     check_actions: bool = True,
     seed: Optional[int] = None,
+    float64_as_float32: bool = True,
 ) -> Any:
     """DreamerV2's own wrapper chain, in ``api.train``'s order, over the Dreamer-ready env.
 
     A module-level function, so that ``functools.partial(build_chain, ...)`` pickles by reference
     for ``common.Async`` workers.
     """
-    ready = to_dreamer_ready(env, size=size, action_bounds=action_bounds, check_actions=check_actions, seed=seed)
+    ready = to_dreamer_ready(
+        env,
+        size=size,
+        action_bounds=action_bounds,
+        check_actions=check_actions,
+        seed=seed,
+        float64_as_float32=float64_as_float32,
+    )
     return wrap_chain(ready, size, time_limit)
 
 
@@ -229,6 +197,8 @@ def to_dreamerv2(
     action_bounds: Any = None,
     check_actions: bool = True,
     seed: Optional[int] = None,
+    float64_as_float32: bool = True,
+    timeout: Optional[float] = DEFAULT_TIMEOUT,
 ) -> Any:
     """Export ``env`` as the chain ``dreamerv2.api.train`` builds, from DreamerV2's own classes.
 
@@ -236,7 +206,7 @@ def to_dreamerv2(
     :class:`DreamerReadyEnv`. With ``parallel="thread"`` or ``"process"`` the whole chain is built
     inside a worker and ``common.Async`` wraps it (for "process", ``env`` must pickle with
     cloudpickle: pass an id or a factory to build it in the worker; the wrapper is
-    :class:`~bridge.adapters.dreamerv2_async.WatchedAsync`, whose worker faults raise at once).
+    :class:`~bridge.adapters.dreamerv2.workers.WatchedAsync`, whose worker faults raise at once).
 
     Args:
         env: a bridge.Env, a registered id, or a zero-argument factory.
@@ -246,6 +216,9 @@ def to_dreamerv2(
         action_bounds: finite ``(low, high)`` for a Box action with infinite bounds.
         check_actions: validate each action (cheap); ``False`` skips it.
         seed: the seed of the first reset.
+        float64_as_float32: present float64 observations as float32 (DreamerV2 computes in
+            float32; announced by the "dreamerv2" check); False refuses them instead.
+        timeout: seconds a "process" worker may take to answer one call (None: no limit).
 
     Raises:
         ConversionError: the env cannot be lowered losslessly; nothing is wrapped.
@@ -256,12 +229,14 @@ def to_dreamerv2(
                 "to_dreamerv2 parallel", f"be one of {PARALLEL}", repr(parallel), "Pass None, 'thread' or 'process'"
             )
         )
+    args = (tuple(size), time_limit, action_bounds, check_actions, seed, float64_as_float32)
     if parallel is None:
-        return build_chain(env, size, time_limit, action_bounds, check_actions, seed)
+        return build_chain(env, *args)
     common = load_dreamerv2().common
     if isinstance(env, Env):  # lower once here: a ConversionError surfaces in the caller, not in the worker
-        DreamerReadyEnv(env, size=size, action_bounds=action_bounds, check_actions=check_actions)
-    ctor = functools.partial(build_chain, env, tuple(size), time_limit, action_bounds, check_actions, seed)
+        ObservationLowering(env.observation_space, size, float64_as_float32)
+        ActionLowering(env.action_space, action_bounds, check_actions)
+    ctor = functools.partial(build_chain, env, *args)
     if parallel == "thread":
         return common.Async(ctor, parallel)
     # a spawned worker unpickles DreamerV2's classes by their top-level names ("common.envs"):
@@ -271,6 +246,6 @@ def to_dreamerv2(
     from bridge.adapters.dreamerv2.workers import WatchedAsync, env_label
 
     try:  # DreamerV2's Async, but a dead or raising worker is an error naming the env and step
-        return WatchedAsync(ctor, label=env_label(env))
+        return WatchedAsync(ctor, label=env_label(env), timeout=timeout)
     finally:
         sys.path[:] = saved

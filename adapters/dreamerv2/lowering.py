@@ -1,108 +1,110 @@
-"""Dreamer-ready lowering: neutral spaces -> what DreamerV2 2.2.0's model can actually see and emit.
+"""Dreamer-ready observation lowering: neutral spaces -> what DreamerV2 2.2.0's model can see.
 
-Observations are lowered here, actions in :mod:`bridge.adapters.dreamerv2.actions`.
+Actions are lowered in :mod:`bridge.adapters.dreamerv2.actions`. Both follow the lowering protocol
+(:mod:`bridge.adapters._shared.lowering`): computed once, used by the export and by its view.
+Each rule is lossless, announced (``roundings``) or a ConversionError naming the path:
 
-Computed once at export as plain numpy functions. Each rule is lossless or a
-:class:`~bridge.errors.ConversionError` that names the path and says what to do:
-
-Observations (always a dict; DreamerV2's encoder reads only 1-D and 3-D entries):
-
-* non-dict observation -> one key: ``"image"`` for a :class:`~bridge.spaces.Image`, else ``"vector"``;
-* Dict -> its keys; nested Dict / Tuple entries -> ``"parent/child"`` / ``"parent/0"``
-  (a top-level Tuple -> ``"obs/0"``, ...);
-* Image -> uint8 HWC (transposed from CHW only when the space declares ``layout == "CHW"``);
-  one that DreamerV2's ResizeImage must resize needs 3 or 4 channels (PIL);
-* Box (float32/float16) -> 1-D float32, n-D flattened, a scalar becomes shape (1,); float64 refused;
+* the observation is always a dict: a non-dict one becomes one key, ``"image"`` for an
+  :class:`~bridge.spaces.Image`, else ``"vector"``; Dict -> its keys; nested Dict / Tuple entries ->
+  ``"parent/child"`` / ``"parent/0"`` (a top-level Tuple -> ``"obs/0"``, ...);
+* Image -> uint8 HWC (transposed from CHW only when the space declares ``layout == "CHW"``).
+  DreamerV2's own ResizeImage resizes it to ``size`` (nearest neighbour): an
+  upscale keeps every pixel (decoded exactly); a downscale drops pixels (announced). A resize needs
+  3 or 4 channels (PIL);
+* Box float32/float16 -> 1-D float32 (n-D flattened, a scalar becomes shape (1,)); float64 ->
+  float32 (the one float policy, announced; ``float64_as_float32=False`` refuses instead);
   integer Box -> 1-D float32 when its bounds are within +-2**24 (exact), else refused;
 * Discrete(n, start) -> one-hot float32 (n,); MultiDiscrete -> concatenated one-hots;
   MultiBinary -> flat float32 0/1;
 * keys ``reward``, ``is_first``, ``is_last``, ``is_terminal``, ``action`` and the prefix ``log_``
   are refused (DreamerV2 writes the first five into the same dict and its replay drops ``log_*``).
-
-Actions (DreamerV2's agent acts on ``act_space["action"]`` only):
-
-* Discrete(n, start) -> Discrete(n), offset back by ``start``;
-* MultiDiscrete / MultiBinary -> one Discrete over the product when that is <= 1024 values;
-* float Box with finite bounds -> the same bounds (NormalizeAction maps [-1, 1] onto them); an
-  infinite bound needs ``action_bounds=(low, high)``; integer Box refused;
-* Dict -> only as ``Dict(action=...)``; Tuple or other Dicts (hybrid actions) refused.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable, List, Sequence, Tuple
-from typing import Dict as DictT
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
+from bridge.adapters._shared.lowering import Fn, Lowering, float32_presentation, same
 from bridge.compat import optional_import
 
 from bridge import spaces
-from bridge.errors import ConversionError, message
+from bridge.errors import ConversionError, error
+from bridge.spaces.base import Mismatch, _describe
 
 gym = optional_import("gym", "the DreamerV2 export")
 
+__all__ = ["ObservationLowering", "RESERVED_KEYS", "refuse"]
+
 RESERVED_KEYS = ("reward", "is_first", "is_last", "is_terminal", "action")
 FLOAT32_EXACT_INT = 2**24
-Fn = Callable[[Any], Any]
 
 
-def refuse(subject: str, expectation: str, actual: object, fix: str, error: type = ConversionError) -> Exception:
-    """Build (not raise) the house error and keep its four parts for check reports."""
-    found = error(message(subject, expectation, actual, fix))
-    found.parts = (subject, expectation, actual if isinstance(actual, str) else repr(actual), fix)
-    return found
+def refuse(subject: str, expectation: str, actual: object, fix: str, kind: type = ConversionError) -> Exception:
+    """The house error of a space DreamerV2 cannot take (parts kept for check reports)."""
+    return error(kind, subject, expectation, actual, fix)
 
 
-# -- observations ------------------------------------------------------------------------------
 class Leaf:
     """One Dreamer observation key: where it sits in the neutral value and how it converts."""
 
-    def __init__(
-        self, key: str, route: Tuple[Any, ...], path: str, space: Any, kind: str, encode: Fn, decode: Fn
-    ) -> None:
+    def __init__(self, key: str, route: Tuple[Any, ...], path: str, space: Any, kind: str, encode: Fn, decode: Fn):
         self.key, self.route, self.path, self.space, self.kind = key, route, path, space, kind
         self.encode, self.decode = encode, decode
+        self.resize: Optional[Tuple[np.ndarray, np.ndarray]] = None  # ResizeImage's row and column maps
+        self.rounding = ""
 
 
-class ObservationLowering:
-    """Neutral observation space -> a gym ``Dict`` of 1-D float32 vectors and HWC uint8 images."""
+class ObservationLowering(Lowering):
+    """Neutral observation space -> a gym ``Dict`` of 1-D float32 vectors and HWC uint8 images.
 
-    def __init__(self, space: spaces.Space, size: Sequence[int] = (64, 64)) -> None:
-        self.neutral = space
+    ``space`` is what the Dreamer-ready env declares (images at their own size); ``decode`` also
+    takes the observation after DreamerV2's ResizeImage (what the agent sees, ``agent_view``).
+    """
+
+    __slots__ = ("size", "leaves", "image_keys", "vector_keys", "_by_route")
+
+    def __init__(self, space: spaces.Space, size: Sequence[int] = (64, 64), float64_as_float32: bool = True) -> None:
         self.size = (int(size[0]), int(size[1]))
         self.leaves: List[Leaf] = []
         if isinstance(space, spaces.Dict):
             for key, sub in space.items():
-                self._collect(sub, key, (key,), f"observation[{key!r}]")
+                self._collect(sub, key, (key,), f"observation[{key!r}]", float64_as_float32)
         elif isinstance(space, spaces.Tuple):
             for i, sub in enumerate(space):
-                self._collect(sub, f"obs/{i}", (i,), f"observation[{i}]")
+                self._collect(sub, f"obs/{i}", (i,), f"observation[{i}]", float64_as_float32)
         else:
-            self._collect(space, "image" if isinstance(space, spaces.Image) else "vector", (), "observation")
-        self.space = gym.spaces.Dict(OrderedDict((leaf.key, leaf.space) for leaf in self.leaves))
+            key = "image" if isinstance(space, spaces.Image) else "vector"
+            self._collect(space, key, (), "observation", float64_as_float32)
         self.image_keys = [leaf.key for leaf in self.leaves if leaf.kind == "image"]
         self.vector_keys = [leaf.key for leaf in self.leaves if leaf.kind != "image"]
-        self.encode = self._encoder()
+        self._by_route = {leaf.route: leaf for leaf in self.leaves}
+        target = gym.spaces.Dict(OrderedDict((leaf.key, leaf.space) for leaf in self.leaves))
+        super().__init__(
+            space,
+            target,
+            self._encoder(),
+            self.decode_view,
+            self._invalid,
+            roundings=tuple(leaf.rounding for leaf in self.leaves if leaf.rounding),
+        )
 
     def _encoder(self) -> Fn:
         """The per-step encode, picked once: the common shapes get a closure without loops."""
         if len(self.leaves) == 1 and not self.leaves[0].route:
             key, enc = self.leaves[0].key, self.leaves[0].encode
-            return (lambda obs: {key: obs}) if enc is _same else (lambda obs: {key: enc(obs)})
+            return (lambda obs: {key: obs}) if enc is same else (lambda obs: {key: enc(obs)})
         if all(len(leaf.route) == 1 for leaf in self.leaves):
             flat = [(leaf.key, leaf.route[0], leaf.encode) for leaf in self.leaves]
             return lambda obs: {key: enc(obs[part]) for key, part, enc in flat}
         return self._encode_nested
 
-    def _collect(self, space: spaces.Space, key: str, route: Tuple[Any, ...], path: str) -> None:
-        if isinstance(space, spaces.Dict):
-            for sub_key, sub in space.items():
-                self._collect(sub, f"{key}/{sub_key}", route + (sub_key,), f"{path}[{sub_key!r}]")
-            return
-        if isinstance(space, spaces.Tuple):
-            for i, sub in enumerate(space):
-                self._collect(sub, f"{key}/{i}", route + (i,), f"{path}[{i}]")
+    def _collect(self, space: spaces.Space, key: str, route: Tuple[Any, ...], path: str, narrow: bool) -> None:
+        if isinstance(space, (spaces.Dict, spaces.Tuple)):
+            items = space.items() if isinstance(space, spaces.Dict) else enumerate(space)
+            for sub_key, sub in items:
+                self._collect(sub, f"{key}/{sub_key}", route + (sub_key,), f"{path}[{sub_key!r}]", narrow)
             return
         if key in RESERVED_KEYS or key.startswith("log_"):
             raise refuse(
@@ -120,8 +122,13 @@ class ObservationLowering:
                     f"{key!r}, also used by {other.path}",
                     "Rename one of the two entries",
                 )
-        gym_space, kind, encode, decode = _lower_leaf(space, path, self.size)
-        self.leaves.append(Leaf(key, route, path, gym_space, kind, encode, decode))
+        if isinstance(space, spaces.Image):
+            leaf = _image_leaf(space, key, route, path, self.size)
+        else:
+            gym_space, encode, decode, rounding = _lower_vector(space, path, narrow)
+            leaf = Leaf(key, route, path, gym_space, "vector", encode, decode)
+            leaf.rounding = rounding
+        self.leaves.append(leaf)
 
     def _encode_nested(self, obs: Any) -> dict:
         """Neutral observation -> a new dict of Dreamer arrays (GymWrapper adds keys to it)."""
@@ -133,41 +140,112 @@ class ObservationLowering:
             out[leaf.key] = leaf.encode(value)
         return out
 
-    def decode(self, obs: dict) -> Any:
-        """Dreamer observation (extra keys ignored) -> the neutral observation."""
-        return self._rebuild(self.neutral, (), {leaf.route: leaf for leaf in self.leaves}, obs)
+    def agent_view(self, obs: Any) -> dict:
+        """Neutral observation -> what DreamerV2's agent sees: the encode, then ResizeImage's resize."""
+        out = self.encode(obs)
+        for leaf in self.leaves:
+            if leaf.resize is not None:
+                rows, cols = leaf.resize
+                out[leaf.key] = out[leaf.key][rows][:, cols]
+        return out
 
-    def _rebuild(self, space: spaces.Space, route: Tuple[Any, ...], by_route: dict, obs: dict) -> Any:
+    def decode_view(self, obs: dict) -> Any:
+        """A Dreamer observation dict (extra keys ignored; images at the ready size or after
+        ResizeImage) -> the neutral observation."""
+        return self._rebuild(self.source, (), obs)
+
+    def expected(self, x: Any) -> Any:
+        """What the agent's view of ``x`` decodes to (``x`` itself when every rule is lossless)."""
+        return self.decode_view(self.agent_view(x)) if self.roundings else x
+
+    def _rebuild(self, space: spaces.Space, route: Tuple[Any, ...], obs: dict) -> Any:
         if isinstance(space, spaces.Dict):
-            return {k: self._rebuild(s, route + (k,), by_route, obs) for k, s in space.items()}
+            return {k: self._rebuild(s, route + (k,), obs) for k, s in space.items()}
         if isinstance(space, spaces.Tuple):
-            return tuple(self._rebuild(s, route + (i,), by_route, obs) for i, s in enumerate(space))
-        leaf = by_route[route]
+            return tuple(self._rebuild(s, route + (i,), obs) for i, s in enumerate(space))
+        leaf = self._by_route[route]
         return leaf.decode(obs[leaf.key])
 
+    def _invalid(self, obs: Any, path: str) -> Optional[Mismatch]:
+        if not isinstance(obs, dict) or any(leaf.key not in obs for leaf in self.leaves):
+            return (path, f"be a dict with the keys {[leaf.key for leaf in self.leaves]}", _describe(obs), "Pass it")
+        for leaf in self.leaves:
+            if not leaf.space.contains(obs[leaf.key]):
+                return (f"{path}[{leaf.key!r}]", f"lie in {leaf.space!r}", _describe(obs[leaf.key]), "Pass it")
+        return None
 
-def _lower_leaf(space: spaces.Space, path: str, size: Tuple[int, int]) -> Tuple[Any, str, Fn, Fn]:
-    """(gym space, "image" | "vector", encode, decode) for one observation leaf."""
-    if isinstance(space, spaces.Image):
-        return _lower_image(space, path, size)
+
+def _image_leaf(space: spaces.Image, key: str, route: Tuple[Any, ...], path: str, size: Tuple[int, int]) -> Leaf:
+    chw = getattr(space, "layout", "HWC") == "CHW"  # declared, never guessed from the shape
+    h, w, c = (space.shape[1], space.shape[2], space.shape[0]) if chw else space.shape
+    box = gym.spaces.Box(0, 255, (h, w, c), np.uint8)
+    to_hwc = (lambda x: np.ascontiguousarray(np.transpose(x, (1, 2, 0)))) if chw else same
+    to_source = (lambda v: np.ascontiguousarray(np.transpose(v, (2, 0, 1)))) if chw else same
+    if (h, w) == size:
+        return Leaf(key, route, path, box, "image", to_hwc, to_source)
+    if c not in (3, 4):
+        raise refuse(
+            path,
+            f"have 3 or 4 channels to be resized to {size} by DreamerV2's ResizeImage (PIL)",
+            f"{c} channel(s) at {h}x{w}",
+            f"Render at {size[0]}x{size[1]}, or pass size=({h}, {w}) to to_dreamerv2",
+        )
+    rows, cols = _resize_maps((h, w), size)
+    # back to (h, w): from an upscale, the first output pixel of each source pixel (exact); from a
+    # downscale, the nearest kept pixel (the announced loss)
+    back_rows = np.searchsorted(rows, np.arange(h)).clip(0, len(rows) - 1)
+    back_cols = np.searchsorted(cols, np.arange(w)).clip(0, len(cols) - 1)
+
+    def decode(y: Any) -> np.ndarray:
+        y = np.asarray(y)
+        return to_source(y[back_rows][:, back_cols] if y.shape[:2] == size else y)
+
+    leaf = Leaf(key, route, path, box, "image", to_hwc, decode)
+    leaf.resize = (rows, cols)
+    if h > size[0] or w > size[1]:
+        leaf.rounding = f"{path}: {h}x{w} resized to {size[0]}x{size[1]} by DreamerV2's ResizeImage (pixels dropped)"
+    return leaf
+
+
+def _resize_maps(source: Tuple[int, int], size: Tuple[int, int]) -> Tuple[np.ndarray, np.ndarray]:
+    """Which source row and column each output pixel of DreamerV2's ``ResizeImage`` comes from.
+
+    Read off PIL itself (the library ResizeImage calls, with the same NEAREST filter) by resizing
+    images whose pixels hold their own coordinates, so the map is exact, not a re-derivation.
+    """
+    from PIL import Image
+
+    h, w = source
+    ramp = np.zeros((h, w, 3), np.uint8)
+    ramp[..., 0] = (np.arange(h) % 256)[:, None]
+    ramp[..., 1] = (np.arange(h) // 256)[:, None]
+    ramp[..., 2] = 0
+    out = np.array(Image.fromarray(ramp).resize(size, Image.NEAREST))
+    rows = out[:, 0, 0].astype(np.int64) + 256 * out[:, 0, 1].astype(np.int64)
+    ramp[..., 0] = (np.arange(w) % 256)[None, :]
+    ramp[..., 1] = (np.arange(w) // 256)[None, :]
+    out = np.array(Image.fromarray(ramp).resize(size, Image.NEAREST))
+    cols = out[0, :, 0].astype(np.int64) + 256 * out[0, :, 1].astype(np.int64)
+    return rows, cols
+
+
+def _lower_vector(space: spaces.Space, path: str, narrow: bool) -> Tuple[Any, Fn, Fn, str]:
+    """(gym space, encode, decode, rounding) of one non-image leaf: a 1-D float32 vector."""
     if isinstance(space, spaces.Box):
-        return _lower_box_obs(space, path)
+        return _lower_box_obs(space, path, narrow)
     if isinstance(space, spaces.Discrete):
         n, start = space.n, space.start
         eye = np.eye(n, dtype=np.float32)
         box = gym.spaces.Box(0.0, 1.0, (n,), np.float32)
-        return box, "vector", lambda x: eye[int(x) - start].copy(), lambda v: np.int64(int(np.argmax(v)) + start)
+        # int(): exact for every integer type (the guard already checked the range)
+        return box, lambda x: eye[int(x) - start].copy(), lambda v: np.int64(int(np.argmax(v)) + start), ""
     if isinstance(space, spaces.MultiDiscrete):
         return _lower_multidiscrete_obs(space)
     if isinstance(space, spaces.MultiBinary):
         shape, size_ = space.shape, int(np.prod(space.shape))
         box = gym.spaces.Box(0.0, 1.0, (size_,), np.float32)
-        return (
-            box,
-            "vector",
-            lambda x: x.astype(np.float32).reshape(-1),
-            lambda v: np.asarray(v).reshape(shape).astype(np.int8),
-        )
+        encode = lambda x: x.astype(np.float32).reshape(-1)  # noqa: E731
+        return box, encode, lambda v: np.asarray(v).reshape(shape).astype(np.int8), ""
     raise refuse(
         path,
         "be a space DreamerV2 can observe",
@@ -176,50 +254,30 @@ def _lower_leaf(space: spaces.Space, path: str, size: Tuple[int, int]) -> Tuple[
     )
 
 
-def _lower_image(space: spaces.Image, path: str, size: Tuple[int, int]) -> Tuple[Any, str, Fn, Fn]:
-    chw = getattr(space, "layout", "HWC") == "CHW"
-    h, w, c = (space.shape[1], space.shape[2], space.shape[0]) if chw else space.shape
-    if (h, w) != size and c not in (3, 4):
-        raise refuse(
-            path,
-            f"have 3 or 4 channels to be resized to {size} by DreamerV2's ResizeImage (PIL)",
-            f"{c} channel(s) at {h}x{w}",
-            f"Render at {size[0]}x{size[1]}, or pass size=({h}, {w}) to to_dreamerv2",
-        )
-    box = gym.spaces.Box(0, 255, (h, w, c), np.uint8)
-    if chw:
-        return (
-            box,
-            "image",
-            lambda x: np.ascontiguousarray(np.transpose(x, (1, 2, 0))),
-            lambda v: np.ascontiguousarray(np.transpose(v, (2, 0, 1))),
-        )
-    return box, "image", _same, _same
-
-
-def _same(x: Any) -> Any:
-    return x
-
-
-def _lower_box_obs(space: spaces.Box, path: str) -> Tuple[Any, str, Fn, Fn]:
+def _lower_box_obs(space: spaces.Box, path: str, narrow: bool) -> Tuple[Any, Fn, Fn, str]:
     dtype, shape = space.dtype, space.shape
-    if dtype.kind == "f" and dtype.itemsize > 4:
+    if space.low.size == 0:
         raise refuse(
-            path,
-            "have dtype float32 or float16 (DreamerV2 computes in float32)",
-            f"dtype {dtype.name}",
-            "Declare the Box with dtype=np.float32 and cast in the env",
+            path, "have at least one element (DreamerV2 has no empty inputs)", f"shape {shape}", "Drop the entry"
         )
+    if dtype.kind == "f" and dtype.itemsize > 4:
+        if not narrow:
+            raise refuse(
+                path,
+                "have dtype float32 or float16 with float64_as_float32=False (DreamerV2 computes in float32)",
+                f"dtype {dtype.name}",
+                "Leave float64_as_float32 at True (the default), or declare the Box with dtype=np.float32",
+            )
+        low32, high32, to32, back = float32_presentation(space.low, space.high)
+        box = gym.spaces.Box(low32.reshape(-1), high32.reshape(-1), (space.low.size,), np.float32)
+        encode = lambda x: to32(x).reshape(-1)  # noqa: E731
+        return box, encode, lambda v: back(np.asarray(v).reshape(shape)), f"{path}: float64 presented as float32"
     if dtype.kind in "iu" and max(abs(int(space.low.min())), abs(int(space.high.max()))) > FLOAT32_EXACT_INT:
         raise refuse(
             path,
             f"have bounds within +-{FLOAT32_EXACT_INT} to be exact as float32",
             f"[{int(space.low.min())}, {int(space.high.max())}]",
             "Narrow the bounds, or scale the value in the env and declare a float32 Box",
-        )
-    if space.low.size == 0:
-        raise refuse(
-            path, "have at least one element (DreamerV2 has no empty inputs)", f"shape {shape}", "Drop the entry"
         )
     box = gym.spaces.Box(
         space.low.astype(np.float32).reshape(-1),
@@ -228,18 +286,18 @@ def _lower_box_obs(space: spaces.Box, path: str) -> Tuple[Any, str, Fn, Fn]:
         np.float32,
     )
     if dtype == np.float32 and len(shape) == 1:
-        return box, "vector", _same, _same
+        return box, same, same, ""
     if dtype == np.float32:
-        return box, "vector", lambda x: x.reshape(-1), lambda v: np.asarray(v).reshape(shape)
+        return box, lambda x: x.reshape(-1), lambda v: np.asarray(v).reshape(shape), ""
     return (
         box,
-        "vector",
         lambda x: x.astype(np.float32).reshape(-1),
         lambda v: np.asarray(v).reshape(shape).astype(dtype),
+        "",
     )
 
 
-def _lower_multidiscrete_obs(space: spaces.MultiDiscrete) -> Tuple[Any, str, Fn, Fn]:
+def _lower_multidiscrete_obs(space: spaces.MultiDiscrete) -> Tuple[Any, Fn, Fn, str]:
     nvec, start, shape = space.nvec.reshape(-1), space.start.reshape(-1), space.shape
     offsets = np.concatenate([[0], np.cumsum(nvec)[:-1]]).astype(np.int64)
     total = int(nvec.sum())
@@ -255,29 +313,4 @@ def _lower_multidiscrete_obs(space: spaces.MultiDiscrete) -> Tuple[Any, str, Fn,
         values = [int(np.argmax(v[o : o + n])) for o, n in zip(offsets, nvec)]
         return (np.asarray(values, np.int64) + start).reshape(shape)
 
-    return box, "vector", encode, decode
-
-
-def _show(x: Any) -> str:
-    from bridge.spaces import _describe_value
-
-    return _describe_value(x)
-
-
-def _short(arr: np.ndarray) -> str:
-    flat = arr.reshape(-1)
-    return (
-        repr(float(flat[0]))
-        if flat.size and np.all(flat == flat[0])
-        else np.array2string(arr, threshold=6, separator=", ")
-    )
-
-
-def lowering_summary(obs: ObservationLowering, act: Any) -> DictT[str, Any]:
-    """A readable account of both lowerings (for docs, logs and the CLI)."""
-    return {
-        "observation": {
-            leaf.key: f"{leaf.path} -> {leaf.kind} {tuple(leaf.space.shape)} {leaf.space.dtype}" for leaf in obs.leaves
-        },
-        "action": f"{act.neutral!r} -> {act.space!r}",
-    }
+    return box, encode, decode, ""

@@ -18,7 +18,7 @@ from bridge.adapters.dreamerv2.loader import load_dreamerv2
 from bridge.adapters.dreamerv2.lowering import RESERVED_KEYS
 
 from bridge.checker.report import Report
-from bridge.env import Env, TimeLimit
+from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import BridgeError
 
 __all__ = ["check", "key_regex"]
@@ -34,6 +34,16 @@ _FLAGS = {
 
 class _Stop(Exception):
     """A failure that makes the remaining checks meaningless."""
+
+
+class _LastAction(Wrapper):
+    """Keeps the last action that reached the neutral env (what the chain's mapping produced)."""
+
+    last_action: Any = None
+
+    def step(self, action: Any) -> Any:
+        self.last_action = action
+        return self.env.step(action)
 
 
 def key_regex(keys: Sequence[str]) -> str:
@@ -55,10 +65,9 @@ def _quiet(fn: Any, *args: Any) -> Any:
 
 def _profile(env: Env, report: Report, seed: int, size: Sequence[int] = (64, 64), action_bounds: Any = None) -> None:
     try:
-        ready = DreamerReadyEnv(env, size=size, action_bounds=action_bounds)
+        ready = DreamerReadyEnv(_LastAction(env), size=size, action_bounds=action_bounds)
     except BridgeError as e:
-        parts = getattr(e, "parts", None) or ("the DreamerV2 export", "build", str(e), "See the message")
-        _add(report, *parts, check="lowering")
+        report.add_exception(T, e, "the DreamerV2 export", "See the message", "lowering")
         return
     try:
         chain = _quiet(wrap_chain, ready, size, 0)
@@ -73,6 +82,8 @@ def _profile(env: Env, report: Report, seed: int, size: Sequence[int] = (64, 64)
             _check_bounds(chain, ready, report)
     except _Stop:
         return
+    except BridgeError as e:  # the export refused what the env did: the env's own defect
+        report.add_exception(T, e, "the DreamerV2 export", "Fix the env", "export")
     except Exception as e:  # user code or DreamerV2 raised: report, never crash the checker
         _add(
             report,
@@ -267,7 +278,7 @@ def _check_one_hot(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
     chain.reset()
     soft = np.zeros(chain.act_space["action"].shape, np.float32)
     soft[: min(2, soft.size)] = 0.5
-    before = ready.step_count
+    before = ready.port.steps
     try:
         chain.step({"action": soft})
     except ValueError as e:
@@ -289,12 +300,12 @@ def _check_one_hot(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
             "Never argmax a soft action before validation",
             "one-hot",
         )
-    if ready.step_count != before:
+    if ready.port.steps != before:
         _add(
             report,
             "a refused action",
             "not advance the env",
-            f"{ready.step_count - before} step(s)",
+            f"{ready.port.steps - before} step(s)",
             "Validate before stepping",
             "one-hot",
         )
@@ -307,7 +318,8 @@ def _check_bounds(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
         if obs["is_last"]:
             obs = chain.reset()
         obs = chain.step({"action": np.full(chain.act_space["action"].shape, value, np.float32)})
-        got = ready.last_action["action"] if ready.action_lowering.principal_key else ready.last_action
+        sent = ready.env.last_action  # what reached the neutral env (the _LastAction recorder)
+        got = sent["action"] if ready.action_lowering.principal_key else sent
         if value == 0.0:
             ok = np.allclose(got, (low.astype(np.float64) + high) / 2, rtol=1e-5, atol=1e-6)
             want = "the midpoint of the bounds"
@@ -346,3 +358,4 @@ def check(env: Any, *, seed: int = 0, size: Sequence[int] = (64, 64), action_bou
 def dreamerv2_profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
     """The "dreamerv2" target of :func:`bridge.check` (``options``: size, action_bounds)."""
     _profile(env, report, seed, **options)
+

@@ -1,4 +1,5 @@
-"""The "dreamerv2" conformance view: neutral tapes through DreamerV2's own chain, decoded back.
+"""The "dreamerv2" conformance view: neutral tapes through DreamerV2's own chain, decoded back by
+the export's own lowerings (images resized by ResizeImage included).
 
 Discrete actions go in as DreamerV2 one-hots through ``OneHotAction`` (exact). Continuous actions
 skip ``NormalizeAction``: its float32 rescale of [-1, 1] is lossy by design (``x + 1`` rounds away
@@ -35,6 +36,9 @@ class DreamerV2View(View):
             self._eye = np.eye(self.ready.action_space.n, dtype=np.float32)
         self.chain = common.TimeLimit(chain, 0)
 
+    def expected(self, obs: Any) -> Any:
+        return self.ready.observation_lowering.expected(obs)
+
     def reset(self, seed: Optional[int]) -> Any:
         self.ready.seed(seed)
         return self.ready.decode_observation(self.chain.reset())
@@ -52,10 +56,10 @@ class DreamerV2View(View):
     def clone_state(self) -> Any:
         if self.ready.env.determinism == "none":
             raise NotImplementedError("this env declares no snapshots")  # replay skips the detour
-        return self.ready.env.clone_state()
+        return self.ready.clone_state()
 
     def restore_state(self, snapshot: Any) -> None:
-        self.ready.env.restore_state(snapshot)
+        self.ready.restore_state(snapshot)
 
     def close(self) -> None:
         self.ready.close()

@@ -1,8 +1,9 @@
-"""Export a neutral env to the Gym 0.23.1 API (legacy era): ``to_gym``, ``register``, the "gym" profile.
+"""Export a neutral env to the Gym 0.23.1 API (legacy era): ``to_gym``, ``register``, ``make_gym``.
 
 Episode ends follow gym 0.23: ``done = terminated or truncated``; ``info["TimeLimit.truncated"]`` is
 True only for a cut-off that is not also a termination (termination wins); ``info["is_terminal"]``
-is ``terminated`` (what DreamerV2's GymWrapper reads). Spaces convert losslessly or raise a
+is ``terminated`` (what DreamerV2's GymWrapper reads). The env sits on the single-env port
+(:mod:`bridge.adapters._shared.port`); spaces are lowered by :mod:`.lowering`, losslessly or with a
 :class:`~bridge.errors.ConversionError` that names the path inside the space.
 """
 
@@ -12,43 +13,61 @@ import functools
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
-from bridge.adapters.gym.lowering import _action_decoder, _obs_decoder, _obs_encoder, gym, to_gym_space
+from bridge.adapters._shared.lowering import Lowering
+from bridge.adapters._shared.port import Port, neutral_env
+from bridge.adapters.gym.lowering import gym, lower
 
 from bridge.env import Env, TimeLimit
 from bridge.errors import ContractError, SpecError, message
-from bridge.guard import Guard
 
 __all__ = ["GymEnv", "to_gym", "register", "make_gym"]
 
 
-# -- the env -----------------------------------------------------------------------------------
 class GymEnv(gym.Env):
     """A neutral :class:`~bridge.env.Env` behind the gym 0.23.1 API (build it with :func:`to_gym`).
 
     The neutral env's Generator is the only one: ``reset(seed=...)`` and ``seed(s)`` (applied at
     the next reset) reach it. ``last_flags`` holds the neutral ``(terminated, truncated)`` of the
-    last step, for checkers and tests.
+    last step, for checkers and tests. The Dreamer-ready env is this class with DreamerV2's lowering.
+
+    Args:
+        env: the neutral env.
+        check_actions: check every action (cheap); ``False`` skips it.
+        strict: also check the float bounds of every observation.
+        observation, action: the lowerings (default: gym 0.23's own, :func:`.lowering.lower`).
+        label: how lifecycle errors name the export.
+        warn_after_end: a step past the end warns instead of raising (gym's own ``check_env``
+            steps past it, as its classic envs allow); ``strict=True`` raises.
     """
 
-    def __init__(self, env: Env, *, check_actions: bool = True, strict: bool = False) -> None:
-        if not isinstance(env, Env):
-            raise SpecError(
-                message("to_gym env", "be a bridge.Env", type(env).__name__, "Pass a bridge.Env subclass instance")
-            )
-        observation_space = to_gym_space(env.observation_space, "observation")
-        action_space = to_gym_space(env.action_space, "action")
+    def __init__(
+        self,
+        env: Env,
+        *,
+        check_actions: bool = True,
+        strict: bool = False,
+        observation: Optional[Lowering] = None,
+        action: Optional[Lowering] = None,
+        label: str = "gym env",
+        warn_after_end: bool = True,
+    ) -> None:
+        neutral_env(env, "to_gym env", "Pass a bridge.Env subclass instance")
+        self.observation_lowering = observation or lower(env.observation_space, "observation")
+        self.action_lowering = action or lower(env.action_space, "action")
         self.env = env
-        self.observation_space, self.action_space = observation_space, action_space
-        self._neutral_action_space = env.action_space
-        self._encode_obs = _obs_encoder(env.observation_space)
-        self.decode_observation = _obs_decoder(env.observation_space)
-        self._decode_action = _action_decoder(env.action_space)
-        self._check_actions = bool(check_actions)
+        self.observation_space = self.observation_lowering.space
+        self.action_space = self.action_lowering.space
+        self.port = Port(
+            env,
+            self.observation_lowering,
+            self.action_lowering,
+            label=label,
+            check_actions=check_actions,
+            strict=strict,
+            warn_after_end=warn_after_end,
+        )
+        self._step = self.port.step
         self._pending_seed: Optional[int] = None
-        # lifecycle + user output (bridge.guard); a step past the end warns, as gym 0.23's own envs do,
-        # because gym's check_env steps past it (raises with strict=True)
-        self._guard = Guard(env, "gym env", strict=strict, warn_after_end=True)
-        self._guard.bind(env.step)
         self.last_flags: Tuple[bool, bool] = (False, False)
         modes = list(env.metadata.get("render_modes", []))
         fps = env.metadata.get("render_fps")
@@ -67,6 +86,10 @@ class GymEnv(gym.Env):
     def np_random(self, value: np.random.Generator) -> None:
         self.env.np_random = value
 
+    def decode_observation(self, obs: Any) -> Any:
+        """A gym observation of this env -> the neutral observation."""
+        return self.observation_lowering.decode(obs)
+
     def seed(self, seed: Optional[int] = None) -> List[Optional[int]]:
         """Gym 0.23's deprecated seeding: the next ``reset()`` uses ``seed``."""
         self._pending_seed = seed
@@ -75,21 +98,16 @@ class GymEnv(gym.Env):
     def reset(self, *, seed: Optional[int] = None, return_info: bool = False, options: Optional[dict] = None) -> Any:
         if seed is None:
             seed, self._pending_seed = self._pending_seed, None
-        obs, info = self._guard.reset(self.env.reset, seed=seed, options=options)
-        obs = self._encode_obs(obs)
+        obs, info = self.port.reset(seed=seed, options=options)
         return (obs, info) if return_info else obs
 
     def step(self, action: Any) -> Tuple[Any, float, bool, dict]:
-        self._guard.check_running()  # misuse is reported before the action check
-        action = self._decode_action(action)
-        if self._check_actions and not self._neutral_action_space.contains(action):
-            raise ContractError(message(*self._neutral_action_space.mismatch(action, "action")))
-        obs, reward, terminated, truncated, info = self._guard.checked_step(action)
+        obs, reward, terminated, truncated, info = self._step(action)
         self.last_flags = (terminated, truncated)
         info = dict(info)
         info["TimeLimit.truncated"] = truncated and not terminated
         info["is_terminal"] = terminated
-        return self._encode_obs(obs), reward, terminated or truncated, info
+        return obs, reward, terminated or truncated, info
 
     def render(self, mode: str = "human") -> Any:
         if mode != self.env.render_mode:
@@ -105,11 +123,31 @@ class GymEnv(gym.Env):
         return self.env.render()
 
     def close(self) -> None:
-        self._guard.close()
-        self.env.close()
+        self.port.close()
+
+    # -- snapshots -------------------------------------------------------------------------------
+    def clone_state(self, *, include_rng: bool = True) -> dict:
+        """The neutral snapshot plus the export's own state (options, step count)."""
+        return self.port.clone_state(self, self._options(), include_rng)
+
+    def restore_state(self, snapshot: dict) -> None:
+        """Rewind to a :meth:`clone_state` snapshot of an export with the same options."""
+        self.port.restore_state(self, self._options(), snapshot)
+
+    def _options(self) -> dict:
+        return {}
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_step")  # the port's closure: rebuilt from the port, never copied
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._step = self.port.step
 
     def __repr__(self) -> str:
-        return f"<GymEnv{self.env!r}>"
+        return f"<{type(self).__name__}{self.env!r}>"
 
 
 def to_gym(env: Any, *, check_actions: bool = True, strict: bool = False) -> GymEnv:

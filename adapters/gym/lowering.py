@@ -2,31 +2,28 @@
 
 gym 0.23 holds every neutral space as it is (its Discrete has ``start``; Dict keeps the declared
 order through an OrderedDict), except MultiDiscrete with a start (refused). Values: a Discrete
-observation leaves as a Python int (what gym's checker wants) and comes back as np.int64.
+observation leaves as a Python int (what gym's checker wants) and comes back as np.int64; actions
+are checked as gym agents send them (numpy values, Python numbers, lists) before any cast.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Any, Optional
 
 import numpy as np
+from bridge.adapters._shared.lowering import Check, Fn, Lowering, array_checks, same
 from bridge.compat import optional_import
 
 from bridge import spaces
-from bridge.errors import ConversionError, message
+from bridge.errors import ConversionError, error
+from bridge.spaces.base import Mismatch, _describe
 
 gym = optional_import("gym", "the gym 0.23 export")
 
-__all__ = ["to_gym_space"]
+__all__ = ["to_gym_space", "lower"]
 
-Encoder = Callable[[Any], Any]
-
-
-def _refuse(subject: str, expectation: str, actual: object, fix: str) -> ConversionError:
-    error = ConversionError(message(subject, expectation, actual, fix))
-    error.parts = (subject, expectation, actual if isinstance(actual, str) else repr(actual), fix)  # type: ignore[attr-defined]
-    return error
+_FIX = "Clip it into the bounds or widen the space (NaN is never inside)"
 
 
 def to_gym_space(space: spaces.Space, path: str = "observation") -> Any:
@@ -37,7 +34,8 @@ def to_gym_space(space: spaces.Space, path: str = "observation") -> Any:
         return gym.spaces.Discrete(space.n, start=space.start)
     if isinstance(space, spaces.MultiDiscrete):
         if space.start.any():
-            raise _refuse(
+            raise error(
+                ConversionError,
                 path,
                 "be a MultiDiscrete with start 0 for gym 0.23 (its MultiDiscrete has no start)",
                 f"start={space.start.tolist()}",
@@ -51,7 +49,8 @@ def to_gym_space(space: spaces.Space, path: str = "observation") -> Any:
         return gym.spaces.Dict(OrderedDict((k, to_gym_space(s, f"{path}[{k!r}]")) for k, s in space.items()))
     if isinstance(space, spaces.Tuple):
         return gym.spaces.Tuple([to_gym_space(s, f"{path}[{i}]") for i, s in enumerate(space)])
-    raise _refuse(
+    raise error(
+        ConversionError,
         path,
         "be a bridge space gym 0.23 can hold",
         type(space).__name__,
@@ -59,75 +58,78 @@ def to_gym_space(space: spaces.Space, path: str = "observation") -> Any:
     )
 
 
-def _has_discrete(space: spaces.Space) -> bool:
+def lower(space: spaces.Space, path: str) -> Lowering:
+    """The gym 0.23 lowering of neutral ``space`` at ``path`` ("observation" or "action")."""
+    target = to_gym_space(space, path)
+    encode, decode, invalid = _lower(space)
+    return Lowering(space, target, encode, decode, invalid, identity=encode is same and decode is same)
+
+
+def _lower(space: spaces.Space) -> "tuple[Fn, Fn, Check]":
+    """(encode, decode, invalid) of one neutral space, recursively."""
     if isinstance(space, spaces.Dict):
-        return any(_has_discrete(s) for s in space.spaces.values())
+        parts = [(key, _lower(sub)) for key, sub in space.items()]
+        plain = all(enc is same for _, (enc, _, _) in parts)
+        return (
+            same if plain else (lambda x: OrderedDict((k, enc(x[k])) for k, (enc, _, _) in parts)),
+            lambda y: {k: dec(y[k]) for k, (_, dec, _) in parts},
+            _dict_check(space, [(k, inv) for k, (_, _, inv) in parts]),
+        )
     if isinstance(space, spaces.Tuple):
-        return any(_has_discrete(s) for s in space)
-    return isinstance(space, spaces.Discrete)
-
-
-def _identity(x: Any) -> Any:
-    return x
-
-
-def _obs_encoder(space: spaces.Space) -> Encoder:
-    """Neutral -> gym observation: a Discrete value becomes a Python int (what check_env wants)."""
-    if not _has_discrete(space):
-        return _identity
+        items = [_lower(sub) for sub in space]
+        plain = all(enc is same for enc, _, _ in items)
+        return (
+            same if plain else (lambda x: tuple(enc(v) for (enc, _, _), v in zip(items, x))),
+            lambda y: tuple(dec(v) for (_, dec, _), v in zip(items, y)),
+            _tuple_check(space, [inv for _, _, inv in items]),
+        )
     if isinstance(space, spaces.Discrete):
-        return int
-    if isinstance(space, spaces.Dict):
-        parts = [(k, _obs_encoder(s)) for k, s in space.items()]
-        return lambda x: OrderedDict((k, f(x[k])) for k, f in parts)
-    parts_t = [_obs_encoder(s) for s in space]  # Tuple
-    return lambda x: tuple(f(v) for f, v in zip(parts_t, x))
+        # the neutral check is exact for every integer type; int() gives gym's checker a Python int
+        return int, lambda y: np.int64(int(y)), space.mismatch
+    if isinstance(space, spaces.Box):
+        low, high, integer = space.low, space.high, space.dtype.kind in "iu"
+    elif isinstance(space, spaces.MultiDiscrete):
+        low, high, integer = np.zeros_like(space.nvec), space.nvec - 1, True
+    else:  # MultiBinary
+        low, integer = np.zeros(space.shape, np.int8), True
+        high = low + 1
+    invalid, _ = array_checks(space.shape, space.dtype, low, high, integer, classic=True, fix=_FIX)
+    return same, _cast(space.dtype), invalid
 
 
-def _obs_decoder(space: spaces.Space) -> Encoder:
-    """Gym -> neutral observation (the inverse of :func:`_obs_encoder`)."""
-    if not _has_discrete(space):
-        return _identity
-    if isinstance(space, spaces.Discrete):
-        return np.int64
-    if isinstance(space, spaces.Dict):
-        parts = [(k, _obs_decoder(s)) for k, s in space.items()]
-        return lambda x: {k: f(x[k]) for k, f in parts}
-    parts_t = [_obs_decoder(s) for s in space]
-    return lambda x: tuple(f(v) for f, v in zip(parts_t, x))
+def _cast(dtype: np.dtype) -> Fn:
+    def decode(y: Any) -> np.ndarray:  # after `invalid`: a cast that keeps every value
+        return y if type(y) is np.ndarray and y.dtype is dtype else np.asarray(y, dtype=dtype)
+
+    return decode
 
 
-def _cast_array(dtype: np.dtype) -> Encoder:
-    """Gym users pass lists and other float widths; cast only where the kind is kept."""
+def _dict_check(space: spaces.Dict, parts: "list[tuple[str, Check]]") -> Check:
+    keys = list(space.keys())
 
-    def cast(x: Any) -> Any:
-        if isinstance(x, (list, tuple)):
-            x = np.asarray(x)
-        if isinstance(x, (np.ndarray, np.generic)) and x.dtype != dtype and np.can_cast(x.dtype, dtype, "same_kind"):
-            return np.asarray(x, dtype=dtype)
-        return x
+    def check(y: Any, path: str) -> Optional[Mismatch]:
+        if not isinstance(y, dict) or set(y) != set(keys):
+            got = sorted(y) if isinstance(y, dict) else _describe(y)
+            return (path, f"be a dict with the keys {keys}", got, "Pass one entry per key of env.action_space")
+        for key, inner in parts:
+            found = inner(y[key], f"{path}[{key!r}]")
+            if found is not None:
+                return found
+        return None
 
-    return cast
-
-
-def _scalar_int(x: Any) -> Any:
-    if isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iu":
-        return x.item()
-    return x
+    return check
 
 
-def _action_decoder(space: spaces.Space) -> Encoder:
-    """Gym -> neutral action: lists to arrays, 0-d int arrays to ints; nothing that loses values."""
-    if isinstance(space, spaces.Discrete):
-        return _scalar_int
-    if isinstance(space, (spaces.Box, spaces.MultiDiscrete, spaces.MultiBinary)):
-        return _cast_array(space.dtype)
-    if isinstance(space, spaces.Dict):
-        parts = [(k, _action_decoder(s)) for k, s in space.items()]
-        return lambda x: {k: f(x[k]) for k, f in parts} if isinstance(x, dict) and set(x) == set(space.spaces) else x
-    parts_t = [_action_decoder(s) for s in space]
-    return lambda x: (
-        tuple(f(v) for f, v in zip(parts_t, x)) if isinstance(x, (tuple, list)) and len(x) == len(parts_t) else x
-    )
+def _tuple_check(space: spaces.Tuple, items: "list[Check]") -> Check:
+    count = len(items)
 
+    def check(y: Any, path: str) -> Optional[Mismatch]:
+        if not isinstance(y, (tuple, list)) or len(y) != count:
+            return (path, f"be a tuple of length {count}", _describe(y), "Pass one value per entry of env.action_space")
+        for i, (inner, value) in enumerate(zip(items, y)):
+            found = inner(value, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
 
+    return check

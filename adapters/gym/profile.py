@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import Any, Dict
 
 import numpy as np
+from bridge.adapters._shared.profile import run_runtime_checker
 from bridge.adapters.gym.export import gym, to_gym
 
 from bridge.checker.report import Report
@@ -17,20 +17,12 @@ from bridge.errors import ConversionError
 T = "gym"
 
 
-def _report_failure(report: Report, what: str, error: Exception, fix: str, check: str) -> None:
-    parts = getattr(error, "parts", None)
-    if parts is not None:
-        report.add(T, "error", *parts, check=check)
-    else:
-        report.add(T, "error", what, "run without raising", f"{type(error).__name__}: {error}", fix, check)
-
-
 def gym_profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
     """gym's own ``check_env`` (behind gym.make's OrderEnforcing) plus the episode-end mapping."""
     try:
         exported = to_gym(env, **options)
     except ConversionError as e:
-        _report_failure(report, "to_gym(env)", e, "Change the space", "spaces")
+        report.add_exception(T, e, "to_gym(env)", "Change the space", "spaces")
         return
     try:  # a submodule gym does not import by itself
         checker = importlib.import_module("gym.utils.env_checker").check_env
@@ -46,35 +38,17 @@ def gym_profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) ->
             "check_env",
         )
     if checker is not None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                checker(gym.wrappers.OrderEnforcing(exported), warn=True)
-            except Exception as e:  # gym's checker asserts; report what it says
-                report.add(
-                    T,
-                    "error",
-                    "gym.utils.env_checker.check_env",
-                    "pass",
-                    f"{type(e).__name__}: {e}",
-                    "Fix what gym's checker names",
-                    "check_env",
-                )
-        for w in caught:
-            if "gym" in str(getattr(w, "filename", "")) and "WARN" in str(w.message):
-                report.add(
-                    T,
-                    "warning",
-                    "gym.utils.env_checker.check_env",
-                    "not warn",
-                    str(w.message).strip(),
-                    "Consider gym's advice",
-                    "check_env",
-                )
+        run_runtime_checker(
+            report,
+            T,
+            "gym.utils.env_checker.check_env",
+            lambda: checker(gym.wrappers.OrderEnforcing(exported), warn=True),
+            keep=lambda w: "gym" in str(getattr(w, "filename", "")) and "WARN" in str(w.message),
+        )
     try:
         _check_episode_ends(env, report, seed)
     except Exception as e:  # user code raised: report, never crash the checker
-        _report_failure(report, "the gym export", e, "Fix the exception in the env", "episode-end")
+        report.add_exception(T, e, "the gym export", "Fix the exception in the env", "episode-end")
 
 
 def _check_episode_ends(env: Env, report: Report, seed: int) -> None:

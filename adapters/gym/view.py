@@ -1,4 +1,4 @@
-"""The "gym" conformance view: neutral actions straight into ``to_gym``, observations decoded back."""
+"""The "gym" conformance view: neutral actions into ``to_gym``, observations decoded by its lowering."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from bridge.env import Env
 
 
 class GymView(View):
-    """Neutral actions straight into ``to_gym`` (same values); observations decoded back.
+    """Neutral action -> the export's ``action_lowering.encode`` -> ``step`` -> its observation decode.
 
     gym 0.23 has one ``done``: terminated is ``info["is_terminal"]``, truncated is
     ``info["TimeLimit.truncated"]`` (a both-flags step reads as terminated only).
@@ -22,22 +22,23 @@ class GymView(View):
 
     def __init__(self, env: Env) -> None:
         self.export = to_gym(env)
+        self._encode_action = self.export.action_lowering.encode
+        self._decode_obs = self.export.observation_lowering.decode
 
     def reset(self, seed: Optional[int]) -> Any:
-        return self.export.decode_observation(self.export.reset(seed=seed))
+        return self._decode_obs(self.export.reset(seed=seed))
 
     def step(self, action: Any) -> StepOut:
-        obs, reward, _, info = self.export.step(action)
-        return self.export.decode_observation(obs), reward, info["is_terminal"], info["TimeLimit.truncated"]
+        obs, reward, _, info = self.export.step(self._encode_action(action))
+        return self._decode_obs(obs), reward, info["is_terminal"], info["TimeLimit.truncated"]
 
     def clone_state(self) -> Any:
         if self.export.env.determinism == "none":
             raise NotImplementedError("this env declares no snapshots")  # replay skips the detour
-        return self.export.env.clone_state()
+        return self.export.clone_state()
 
     def restore_state(self, snapshot: Any) -> None:
-        self.export.env.restore_state(snapshot)
+        self.export.restore_state(snapshot)
 
     def close(self) -> None:
         self.export.close()
-

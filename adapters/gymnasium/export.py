@@ -1,8 +1,8 @@
-"""Export a neutral env to Gymnasium 1.x: ``to_gymnasium``, ``register``, ``to_gymnasium_vector``.
+"""Export a neutral env to Gymnasium 1.x: ``to_gymnasium`` and ``register``.
 
-The export *is* a ``gymnasium.Env`` (its own ``unwrapped``) that holds the neutral env. Spaces are
-lowered once (see :mod:`bridge.adapters._lowering`); each step validates the action (cheaply,
-opt-out with ``check_actions=False``), decodes it, steps the neutral env and encodes the result.
+The export *is* a ``gymnasium.Env`` (its own ``unwrapped``) over the single-env port
+(:mod:`bridge.adapters._shared.port`): spaces lowered once (:mod:`.lowering`), each action checked in
+Gymnasium's terms and decoded before the neutral env moves, each observation checked and encoded.
 Randomness is not duplicated: the export's ``np_random`` *is* the neutral env's Generator.
 """
 
@@ -12,12 +12,13 @@ import functools
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
-from bridge.adapters.gymnasium.lowering import Lowering, lower, refuse
+from bridge.adapters._shared.port import Port, neutral_env
+from bridge.adapters.gymnasium.lowering import lower, lower_action, refuse
 from bridge.compat import optional_import
 
-from bridge.env import Env, check_snapshot_owner, qualname
-from bridge.errors import ContractError, SpecError, message
-from bridge.guard import Guard
+from bridge import spaces as ns
+from bridge.env import Env
+from bridge.errors import SpecError, message
 from bridge.registry import load_entry_point
 from bridge.registry import make as _bridge_make
 from bridge.registry import registry as _bridge_registry
@@ -34,7 +35,8 @@ class GymnasiumEnv(gymnasium.Env):
 
     Attributes:
         neutral: the wrapped neutral env (with its TimeLimit, if any).
-        observation_lowering, action_lowering: the precomputed space lowerings.
+        observation_lowering, action_lowering: the lowerings (shared with the conformance view).
+        port: the single-env port (guard, seeding, snapshots).
     """
 
     def __init__(
@@ -51,50 +53,30 @@ class GymnasiumEnv(gymnasium.Env):
         self.image_layout = image_layout
         self.check_actions = bool(check_actions)
         self.normalize_actions = bool(normalize_actions)
-        self.float64_as_float32 = bool(float64_as_float32)  # SB3's presentation, announced by its profile
+        self.float64_as_float32 = bool(float64_as_float32)
         self.observation_lowering = lower(
             neutral.observation_space, "observation", gymnasium, image_layout, float64_as_float32
         )
-        self.action_lowering = _action_lowering(neutral.action_space, image_layout, normalize_actions)
+        self.action_lowering = lower_action(neutral.action_space, gymnasium, image_layout, normalize_actions)
         self.observation_space = self.observation_lowering.space
         self.action_space = self.action_lowering.space
         self.metadata = dict(neutral.metadata or {})
         self.metadata.setdefault("render_modes", [])
         self.render_mode = neutral.render_mode
-        self._guard = Guard(neutral, "gymnasium env", strict=strict)  # lifecycle + user output (bridge.guard)
-        self._guard.bind(neutral.step)  # bound once: this is the innermost loop of training
-        self._bind_step()
-
-    def _bind_step(self) -> None:
-        """Fuse the action check and decode, the guarded neutral step and the encode into one
-        closure installed as this instance's ``step``: one Python frame per step on top of the
-        user's own (copies and pickles rebuild it, see ``__setstate__``)."""
-        prepare = self.action_lowering.preparer(self.check_actions)
-        checked = self._guard.checked_step
-        encode = None if self.observation_lowering.identity else self.observation_lowering.encode
-
-        def step(action: Any) -> Tuple[Any, float, bool, bool, dict]:
-            out = checked(prepare(action))  # raises before the env moves on a bad action or misuse
-            if encode is None:
-                return out
-            obs, reward, terminated, truncated, info = out
-            return encode(obs), reward, terminated, truncated, info
-
-        self.__dict__["step"] = step
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state.pop("step", None)  # a closure over this instance: rebuilt, never copied
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._bind_step()
+        self.port = Port(
+            neutral,
+            self.observation_lowering,
+            self.action_lowering,
+            label="gymnasium env",
+            check_actions=check_actions,
+            strict=strict,
+        )
+        self._step = self.port.step
 
     @property
     def steps(self) -> int:
-        """Steps since the last reset (the guard counts them; snapshots keep them)."""
-        return self._guard.steps
+        """Steps since the last reset (the port counts them; snapshots keep them)."""
+        return self.port.steps
 
     # -- one Generator: the neutral env's --------------------------------------------------------
     @property
@@ -120,47 +102,45 @@ class GymnasiumEnv(gymnasium.Env):
     # -- the Gymnasium API -----------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         """Reset the neutral env; ``seed`` seeds the one shared Generator (like ``super().reset``)."""
-        obs, info = self._guard.reset(self.neutral.reset, seed=seed, options=options)
-        return self.observation_lowering.encode(obs), info
+        return self.port.reset(seed=seed, options=options)
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        """Validate and decode ``action``, step the neutral env, encode what it returns.
+        """Check and decode ``action``, step the neutral env, check and encode what it returns.
 
-        An invalid action raises ContractError and never advances the env. The work is the closure
-        built by :meth:`_bind_step`, which instances carry as ``step``; this is the class's door.
+        An invalid action raises ContractError and never advances the env.
         """
-        return self.__dict__["step"](action)
+        return self._step(action)
 
     def render(self) -> Any:
         return self.neutral.render()
 
     def close(self) -> None:
-        self._guard.close()
-        self.neutral.close()
+        self.port.close()
 
     # -- snapshots -------------------------------------------------------------------------------
     def clone_state(self, *, include_rng: bool = True) -> dict:
-        """The neutral snapshot plus the adapter's own state (layout, options, step count)."""
-        return {
-            "class": qualname(self),
-            "adapter": self._adapter_state(),
-            "env": self.neutral.clone_state(include_rng=include_rng),
-        }
+        """The neutral snapshot plus the export's own state (layout, options, step count)."""
+        return self.port.clone_state(self, self._options(), include_rng)
 
     def restore_state(self, snapshot: dict) -> None:
         """Rewind to a :meth:`clone_state` snapshot of an export with the same options."""
-        check_snapshot_owner(self, snapshot, "Restore snapshots only into the export that made them")
-        mine = {k: v for k, v in self._adapter_state().items() if k != "steps"}
-        theirs = {k: v for k, v in snapshot["adapter"].items() if k != "steps"}
-        if mine != theirs:
-            raise ContractError(
-                message("snapshot export options", f"equal {mine}", theirs, "Export with the same options")
-            )
-        self.neutral.restore_state(snapshot["env"])
-        self._guard.restart(int(snapshot["adapter"]["steps"]))
+        self.port.restore_state(self, self._options(), snapshot)
 
-    def _adapter_state(self) -> dict:
-        return {"image_layout": self.image_layout, "normalize_actions": self.normalize_actions, "steps": self.steps}
+    def _options(self) -> Dict[str, Any]:
+        return {
+            "image_layout": self.image_layout,
+            "normalize_actions": self.normalize_actions,
+            "float64_as_float32": self.float64_as_float32,
+        }
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_step")  # the port's closure: rebuilt from the port, never copied
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._step = self.port.step
 
     def __repr__(self) -> str:
         return f"<GymnasiumEnv{self.neutral!r}>"
@@ -170,63 +150,23 @@ class GoalGymnasiumEnv(GymnasiumEnv):
     """An export of a goal env: ``compute_reward`` works on one goal or a batch (HER relabels)."""
 
     def __init__(self, neutral: Env, **options: Any) -> None:
-        super().__init__(neutral, **options)
+        space = neutral.observation_space
         for key in ("achieved_goal", "desired_goal"):
-            if not _is_plain_box(neutral.observation_space, key):
-                got = repr(neutral.observation_space[key]) if key in neutral.observation_space.keys() else "no such key"
+            plain = isinstance(space, ns.Dict) and key in space.keys() and type(space[key]) is ns.Box
+            if not plain:
+                got = repr(space[key]) if isinstance(space, ns.Dict) and key in space.keys() else "no such key"
                 raise refuse(
                     f"observation[{key!r}]",
                     "be a Box (goals pass to compute_reward unchanged)",
                     got,
                     "Declare goals as Box spaces",
                 )
+        super().__init__(neutral, **options)
         self._compute_reward = neutral.unwrapped.compute_reward
 
     def compute_reward(self, achieved_goal: Any, desired_goal: Any, info: Any) -> Any:
         """The neutral ``compute_reward`` (goals are lowered unchanged, so no mapping is needed)."""
         return self._compute_reward(achieved_goal, desired_goal, info)
-
-
-def _is_plain_box(space: Any, key: str) -> bool:
-    """True when ``space[key]`` lowers unchanged (a Box that is not an Image)."""
-    from bridge import spaces as ns
-
-    return (
-        isinstance(space, ns.Dict)
-        and key in space.keys()
-        and isinstance(space[key], ns.Box)
-        and not isinstance(space[key], ns.Image)
-    )
-
-
-def _action_lowering(space: Any, layout: str, normalize: bool) -> Lowering:
-    from bridge import spaces as ns
-
-    lowering = lower(space, "action", gymnasium, layout)
-    if not normalize:
-        return lowering
-    if type(space) is not ns.Box or space.dtype.kind != "f" or not space.is_bounded("both"):
-        raise refuse(
-            "action space",
-            "be a bounded float Box for normalize_actions=True",
-            repr(space),
-            "Export without normalize_actions",
-        )
-    low, high, dtype = space.low.astype(np.float64), space.high.astype(np.float64), space.dtype
-    half = (high - low) / 2.0
-    unit = gymnasium.spaces.Box(-1.0, 1.0, space.shape, np.float32)
-    inner = lower(ns.Box(-1.0, 1.0, space.shape, np.float32), "action", gymnasium, layout)
-
-    def decode(y: Any) -> np.ndarray:  # [-1, 1] -> [low, high]; clip guards float rounding
-        return np.clip(low + (np.asarray(y, np.float64) + 1.0) * half, low, high).astype(dtype)
-
-    def decode_batch(y: Any) -> np.ndarray:
-        return np.clip(low + (np.asarray(y, np.float64) + 1.0) * half, low, high).astype(dtype)
-
-    def encode(x: Any) -> np.ndarray:
-        return ((np.asarray(x, np.float64) - low) / np.where(half > 0, half, 1.0) - 1.0).astype(np.float32)
-
-    return Lowering(unit, encode, decode, encode, decode_batch, inner.invalid, inner.invalid_batch)
 
 
 def _gymnasium_spec(neutral: Env, options: Dict[str, Any], make_kwargs: Dict[str, Any]) -> Any:
@@ -267,15 +207,7 @@ def to_gymnasium(
         ConversionError: a space cannot be expressed losslessly; the message names its path.
     """
     neutral = _bridge_make(env, **kwargs) if isinstance(env, str) else env
-    if not isinstance(neutral, Env):
-        raise SpecError(
-            message(
-                "to_gymnasium env",
-                "be a bridge.Env or a registered id",
-                type(env).__name__,
-                "Subclass bridge.Env or pass an id",
-            )
-        )
+    neutral_env(neutral, "to_gymnasium env", "Subclass bridge.Env or pass an id")
     options = {
         "image_layout": image_layout,
         "check_actions": check_actions,

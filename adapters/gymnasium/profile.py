@@ -1,67 +1,20 @@
 """The "gymnasium" check profile: Gymnasium's own ``check_env`` on the export, as report entries.
 
 Exceptions become errors and warnings become warnings; both keep the runtime's own words, with
-an envbridge fix where we know one. :func:`run_runtime_checker` is shared with the "sb3" profile.
+an envbridge fix where we know one (:mod:`bridge.adapters._shared.profile`).
 """
 
 from __future__ import annotations
 
-import re
-import warnings
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Dict, Optional
 
+from bridge.adapters._shared.profile import run_runtime_checker
 from bridge.adapters.gymnasium.export import to_gymnasium
 
 from bridge.checker.report import Report
 from bridge.errors import ConversionError
 
 T = "gymnasium"
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-# words in a runtime's warning -> what to do about it with envbridge
-_FIXES = (
-    (
-        "symmetric and normalized",
-        "Export with to_gymnasium(env, normalize_actions=True), which exposes the action as [-1, 1]",
-    ),
-    ("infinity", "Give the Box finite bounds if the values are bounded"),
-    ("non-zero start", "Report this: envbridge lowers Discrete(start) to Discrete(n)"),
-    ("render", "Declare metadata['render_modes'] and accept render_mode in the constructor"),
-)
-
-
-def _fix_for(text: str) -> str:
-    for words, fix in _FIXES:
-        if words in text:
-            return fix
-    return "Read the runtime's message; fix the neutral env, not the export"
-
-
-def _clean(text: str) -> str:
-    text = _ANSI.sub("", str(text)).strip()
-    return text[len("WARN: ") :] if text.startswith("WARN: ") else text
-
-
-def run_runtime_checker(report: Report, target: str, checker_name: str, run: Callable[[], Any]) -> bool:
-    """Run a runtime's checker; record its exception (error) and warnings (warning). True if clean."""
-    clean = True
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            run()
-        except Exception as e:  # the runtime's checker speaks through assertions and exceptions
-            text = _clean(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__)
-            report.add(target, "error", checker_name, "pass", text, _fix_for(text), "runtime-checker")
-            clean = False
-    seen = set()
-    for w in caught:
-        text = _clean(w.message)
-        if text in seen:
-            continue
-        seen.add(text)
-        report.add(target, "warning", checker_name, "pass without warnings", text, _fix_for(text), "runtime-checker")
-        clean = False
-    return clean
 
 
 def export_or_report(env: Any, report: Report, target: str, **options: Any) -> Optional[Any]:
@@ -69,8 +22,7 @@ def export_or_report(env: Any, report: Report, target: str, **options: Any) -> O
     try:
         return to_gymnasium(env, **options)
     except ConversionError as e:
-        parts = getattr(e, "parts", ("the export", "succeed", str(e), "See the message"))
-        report.add(target, "error", *parts, check="lowering")
+        report.add_exception(target, e, "the export", "See the message", "lowering")
         return None
 
 

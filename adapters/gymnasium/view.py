@@ -21,6 +21,9 @@ class GymnasiumView(View):
         self._encode_action = self.export.action_lowering.encode
         self._decode_obs = self.export.observation_lowering.decode
 
+    def expected(self, obs: Any) -> Any:
+        return self.export.observation_lowering.expected(obs)
+
     def reset(self, seed: Optional[int]) -> Any:
         return self._decode_obs(self.export.reset(seed=seed)[0])
 

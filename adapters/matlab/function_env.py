@@ -147,7 +147,7 @@ class rlFunctionEnv(Env):
         self.Info: Any = None
         # lifecycle and user exceptions with context (bridge.guard); outputs are converted in _step
         self._guard = Guard(self, "rlFunctionEnv", check_output=False)
-        self._guard.bind(self._step)
+        self._guard.bind(self._step, self._checked_action if self.check_actions else None)
         if validate:
             validate_once(self, FUNCTION_WHERE, self.keep_moment)
 
@@ -195,9 +195,14 @@ class rlFunctionEnv(Env):
         self.Info = info
         return neutral, {}
 
-    def _step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        if self.check_actions and not self._action_ok(action):
+    def _checked_action(self, action: Any) -> Any:
+        """The action, or the house ContractError before anything moves (used alone; an export
+        checks actions in its runtime's terms instead)."""
+        if not self._action_ok(action):
             self._refuse_action(action)
+        return action
+
+    def _step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
         value = self._decode_action(action)
         out = self._step_fn(value, self.Info, rng=self.np_random) if self._step_rng else self._step_fn(value, self.Info)
         observation, reward, is_done, info = lowering.outputs(out, "StepFcn", STEP_OUTPUTS)

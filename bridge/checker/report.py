@@ -14,7 +14,7 @@ SEVERITIES = ("error", "warning", "info")
 
 
 class Problem:
-    """One finding: ``target``, ``severity`` ("error" or "warning"), ``message`` and ``fix``."""
+    """One finding: ``target``, ``severity`` ("error", "warning" or "info"), ``message`` and ``fix``."""
 
     def __init__(self, target: str, severity: str, message: str, fix: str, check: str = "") -> None:
         self.target, self.severity, self.message, self.fix, self.check = target, severity, message, fix, check
@@ -47,6 +47,14 @@ class Report:
         found = Problem(target, severity, statement(subject, expectation, actual), _sentence(fix), check)
         self.problems.append(found)
         return found
+
+    def add_exception(self, target: str, error: BaseException, what: str, fix: str, check: str = "") -> Problem:
+        """Record an exception: its own parts when it is one of ours, else ``<what> must run without
+        raising, got <Type>: <message>`` with ``fix``."""
+        parts = getattr(error, "parts", None)
+        if parts is not None:
+            return self.add(target, "error", *parts, check=check)
+        return self.add(target, "error", what, "run without raising", f"{type(error).__name__}: {error}", fix, check)
 
     @property
     def ok(self) -> bool:

@@ -350,25 +350,30 @@ def sb3_export(float64_as_float32: bool) -> Callable[[ns.Space, str], Lowered]:
 
 
 def gym_export(space: ns.Space, role: str) -> Lowered:
-    """``to_gym``'s spaces and converters (gym 0.23): observations encoded, actions decoded."""
-    from bridge.adapters.gym import lowering as adapter
+    """``to_gym``'s lowering (gym 0.23): observations encoded, actions checked and decoded."""
+    from bridge.adapters.gym.lowering import lower
 
-    target = adapter.to_gym_space(space, role)
-    if role == "observation":
-        out = Lowered(adapter._obs_encoder(space), adapter._obs_decoder(space), target.contains, target)
-    else:  # a gym agent sends values of the gym space; the export decodes them for the neutral env
-        out = Lowered(lambda x: x, adapter._action_decoder(space), target.contains, target)
-    out.runtime_samples = lambda seed: _target_samples(target, seed)  # type: ignore[attr-defined]
+    low = lower(space, role)
+    check = low.invalid if role == "action" else (lambda y, path: None)
+    out = Lowered(low.encode, low.decode, lambda y: low.space.contains(y) and check(y, role) is None, low.space)
+    out.runtime_samples = lambda seed: _target_samples(low.space, seed)  # type: ignore[attr-defined]
     return out
 
 
 def dreamerv2_export(space: ns.Space, role: str) -> Lowered:
-    """The Dreamer-ready lowering (``bridge.adapters.dreamerv2``), default size (64, 64)."""
+    """The Dreamer-ready lowering (``bridge.adapters.dreamerv2``), default size (64, 64): lossless but
+    for the announced float32 presentation of float64 observations (as to_sb3's)."""
     from bridge.adapters.dreamerv2.actions import ActionLowering
     from bridge.adapters.dreamerv2.lowering import ObservationLowering
 
     low = ObservationLowering(space) if role == "observation" else ActionLowering(space)
-    out = Lowered(low.encode, low.decode, low.space.contains, low.space)
+    compare = assert_identical
+    if role == "observation":  # the one float policy: float64 observations presented as float32
+
+        def compare(got: Any, want: Any) -> None:
+            assert_identical(got, presented_as_float32(space, want))
+
+    out = Lowered(low.encode, low.decode, low.space.contains, low.space, compare)
     if role == "action":
         out.runtime_samples = lambda seed: _target_samples(low.space, seed)  # type: ignore[attr-defined]
     return out

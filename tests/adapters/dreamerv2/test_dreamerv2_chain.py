@@ -122,8 +122,9 @@ def test_check_fails_an_env_that_breaks_its_space_and_reports_lowering_refusals(
             return obs.astype(np.float64), reward, terminated, truncated, info
 
     report = check(Liar())
-    assert [p.check for p in report.errors] == ["observation"]
-    assert report.errors[0].message.startswith("step()['vector'] must match obs_space ((2,), float32), got array(")
+    # the export itself refuses the float64 observation (dtype and shape are checked at every export)
+    assert [p.check for p in report.errors] == ["export"]
+    assert report.errors[0].message == "Liar step observation must have dtype float32, got dtype float64."
     refused = check(Scripted([(False, False)], S.Box(-np.inf, np.inf, (1,), np.float32)))
     assert [p.message for p in refused.errors] == [
         "action[0] must have finite bounds for DreamerV2's NormalizeAction (it passes unbounded "

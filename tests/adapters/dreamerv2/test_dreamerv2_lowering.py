@@ -127,11 +127,6 @@ def test_observation_refusals_have_whole_messages():
             "also used by observation['a']['b']. Rename one of the two entries.",
         ),
         (
-            S.Dict(pos=S.Box(0, 1, (2,), np.float64)),
-            "observation['pos'] must have dtype float32 or float16 (DreamerV2 computes in float32), "
-            "got dtype float64. Declare the Box with dtype=np.float32 and cast in the env.",
-        ),
-        (
             S.Dict(ram=S.Box(0, 2**31 - 1, (2,), np.int64)),
             "observation['ram'] must have bounds within +-16777216 to be exact as float32, got "
             "[0, 2147483647]. Narrow the bounds, or scale the value in the env and declare a "
@@ -153,6 +148,16 @@ def test_observation_refusals_have_whole_messages():
         with raises_exactly(ConversionError, text):
             ObservationLowering(space)
     ObservationLowering(S.Dict(cam=S.Image(32, 32, 1)), size=(32, 32))  # no resize needed: fine
+    with raises_exactly(
+        ConversionError,
+        "observation['pos'] must have dtype float32 or float16 with float64_as_float32=False (DreamerV2 computes "
+        "in float32), got dtype float64. Leave float64_as_float32 at True (the default), or declare the Box with "
+        "dtype=np.float32.",
+    ):
+        ObservationLowering(S.Dict(pos=S.Box(0, 1, (2,), np.float64)), float64_as_float32=False)
+    presented = ObservationLowering(S.Dict(pos=S.Box(0, 1, (2,), np.float64)))  # the default: float32, announced
+    assert presented.space["pos"].dtype == np.float32
+    assert presented.roundings == ("observation['pos']: float64 presented as float32",)
 
 
 def test_discrete_actions_offset_and_product_actions_enumerate_every_value():

@@ -78,7 +78,7 @@ def test_snapshots_include_the_adapter_state_and_replay():
     export.reset(seed=2)
     export.step(0)
     snap = export.clone_state()
-    assert snap["adapter"] == {"image_layout": "CHW", "normalize_actions": False, "steps": 1}
+    assert snap["adapter"] == {"image_layout": "CHW", "normalize_actions": False, "float64_as_float32": False, "steps": 1}
     tape = [export.step(a)[0] for a in (1, 2, 3)]
     export.restore_state(snap)
     assert export.steps == 1 and export.neutral.elapsed_steps == 1
@@ -86,8 +86,9 @@ def test_snapshots_include_the_adapter_state_and_replay():
     other = to_gymnasium("envbridge/GridWorld-v0", image_layout="HWC")
     with raises_exactly(
         bridge.ContractError,
-        "snapshot export options must equal {'image_layout': 'HWC', 'normalize_actions': False}, "
-        "got {'image_layout': 'CHW', 'normalize_actions': False}. Export with the same options.",
+        "snapshot export options must equal {'image_layout': 'HWC', 'normalize_actions': False, "
+        "'float64_as_float32': False}, got {'image_layout': 'CHW', 'normalize_actions': False, "
+        "'float64_as_float32': False}. Export with the same options.",
     ):
         other.restore_state(snap)
 

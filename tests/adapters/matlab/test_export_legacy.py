@@ -36,13 +36,21 @@ def test_dreamerv2_chain_steps_the_facade():
     assert obs["reward"] == 1.0 and not obs["is_last"]
 
 
-def test_matlab_default_double_is_refused_by_dreamerv2_not_rounded():
+def test_matlab_default_double_reaches_dreamerv2_as_float32_or_is_refused_on_request():
+    # the one float policy: DreamerV2 computes in float32, so "double" is presented as float32
+    neutral = cp.make_cartpole("discrete")
+    ready = bridge_dreamerv2.to_dreamer_ready(cp.make_cartpole("discrete"), seed=3)
+    want = neutral.reset(seed=3)[0]
+    got = ready.reset()["vector"]
+    assert got.dtype == np.float32 and np.array_equal(got, want.astype(np.float32).reshape(-1))
+    assert ready.observation_lowering.roundings == ("observation: float64 presented as float32",)
     with raises_exactly(
         ConversionError,
-        "observation must have dtype float32 or float16 (DreamerV2 computes in float32), got dtype float64. "
-        "Declare the Box with dtype=np.float32 and cast in the env.",
+        "observation must have dtype float32 or float16 with float64_as_float32=False (DreamerV2 computes in "
+        "float32), got dtype float64. Leave float64_as_float32 at True (the default), or declare the Box with "
+        "dtype=np.float32.",
     ):
-        bridge_dreamerv2.to_dreamerv2(cp.make_cartpole("discrete"))
+        bridge_dreamerv2.to_dreamerv2(cp.make_cartpole("discrete"), float64_as_float32=False)
 
 
 def test_gym_023_export_of_the_facade():

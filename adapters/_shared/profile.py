@@ -1,0 +1,75 @@
+"""What every runtime's check profile shares: running the runtime's own checker into a report."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any, Callable, Optional
+
+from bridge.checker.report import Report
+from bridge.errors import BridgeError
+
+__all__ = ["run_runtime_checker", "clean_text"]
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+# words in a runtime's warning -> what to do about it with envbridge
+_FIXES = (
+    (
+        "symmetric and normalized",
+        "Export with to_gymnasium(env, normalize_actions=True), which exposes the action as [-1, 1]",
+    ),
+    ("infinity", "Give the Box finite bounds if the values are bounded"),
+    ("non-zero start", "Report this: envbridge lowers Discrete(start) to Discrete(n)"),
+    ("render", "Declare metadata['render_modes'] and accept render_mode in the constructor"),
+)
+
+
+def _fix_for(text: str) -> str:
+    for words, fix in _FIXES:
+        if words in text:
+            return fix
+    return "Read the runtime's message; fix the neutral env, not the export"
+
+
+def clean_text(text: str) -> str:
+    """A runtime's message without ANSI colour codes or its "WARN: " prefix."""
+    text = _ANSI.sub("", str(text)).strip()
+    return text[len("WARN: ") :] if text.startswith("WARN: ") else text
+
+
+def run_runtime_checker(
+    report: Report,
+    target: str,
+    checker_name: str,
+    run: Callable[[], Any],
+    keep: Optional[Callable[[Any], bool]] = None,
+) -> bool:
+    """Run a runtime's checker; record its exception (error) and warnings (warning). True if clean.
+
+    An envbridge error raised from inside (the export refusing what the env did) is the env's own
+    defect and is recorded with its own parts. ``keep(warning)`` filters the warnings recorded.
+    """
+    clean = True
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            run()
+        except BridgeError as e:
+            report.add_exception(target, e, "the export", "Fix the env", "runtime-checker")
+            clean = False
+        except Exception as e:  # the runtime's checker speaks through assertions and exceptions
+            text = clean_text(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__)
+            report.add(target, "error", checker_name, "pass", text, _fix_for(text), "runtime-checker")
+            clean = False
+    seen = set()
+    for w in caught:
+        if keep is not None and not keep(w):
+            continue
+        text = clean_text(w.message)
+        if text in seen:
+            continue
+        seen.add(text)
+        report.add(target, "warning", checker_name, "pass without warnings", text, _fix_for(text), "runtime-checker")
+        clean = False
+    return clean
