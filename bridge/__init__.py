@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge import runtimes, spaces
+from bridge import examples, runtimes, spaces
 from bridge.checker import Problem, Report, check
 from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import BridgeError, ContractError, ConversionError, MissingDependencyError, SpecError
@@ -19,6 +19,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "spaces",
+    "examples",
     "Env",
     "Wrapper",
     "TimeLimit",

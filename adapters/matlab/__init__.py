@@ -9,11 +9,12 @@ runs in both eras. See docs/matlab.md.
 from __future__ import annotations
 
 from bridge.adapters.matlab.datatypes import DATA_TYPES
+from bridge.adapters.matlab.describe import specs_from_space
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import rlFunctionEnv
 from bridge.adapters.matlab.simulation import IS_DONE, Experience, rlSimulationOptions, sim
 from bridge.adapters.matlab.specs import rlNumericSpec
-from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo, specs_from_space, validateEnvironment
+from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo, validateEnvironment
 from bridge.adapters.matlab.vector_env import rlFunctionVectorEnv
 
 __all__ = [

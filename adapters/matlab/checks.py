@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
-from bridge.adapters.matlab.lowering import fail
 
 from bridge import spaces
+from bridge.errors import ContractError, error
 from bridge.spaces import _describe_value
 
 __all__ = ["validate_once", "NEUTRAL_WHERE", "FUNCTION_WHERE"]
@@ -28,25 +28,20 @@ def validate_once(env: Any, where: Tuple[str, str], keep: Optional[Callable[[], 
     """
     out = env.reset()
     if not isinstance(out, tuple) or len(out) != 2:
-        raise fail("env.reset()", "return (observation, info)", _describe_value(out), "Return obs, info")
+        raise error(ContractError, "env.reset()", "return (observation, info)", _describe_value(out), "Return obs, info")
     check_value(env.observation_space, out[0], where[0])
     restore = keep() if keep is not None else None
     action = env.action_space.sample(np.random.default_rng(ACTION_SEED))
     out = env.step(action)
     if not isinstance(out, tuple) or len(out) != 5:
-        raise fail(
-            "env.step()",
-            "return (observation, reward, terminated, truncated, info)",
-            _describe_value(out),
-            "Return a 5-tuple",
-        )
+        raise error(ContractError, "env.step()", "return (observation, reward, terminated, truncated, info)", _describe_value(out), "Return a 5-tuple")
     observation, reward, terminated, truncated, _ = out
     check_value(env.observation_space, observation, where[1])
     if type(reward) is not float:
-        raise fail("step reward", "be a Python float", _describe_value(reward), "Return float(reward)")
+        raise error(ContractError, "step reward", "be a Python float", _describe_value(reward), "Return float(reward)")
     for name, flag in (("terminated", terminated), ("truncated", truncated)):
         if type(flag) is not bool:
-            raise fail(f"step {name}", "be a Python bool", _describe_value(flag), f"Return bool({name})")
+            raise error(ContractError, f"step {name}", "be a Python bool", _describe_value(flag), f"Return bool({name})")
     if restore is not None:
         restore()
 
@@ -54,4 +49,4 @@ def validate_once(env: Any, where: Tuple[str, str], keep: Optional[Callable[[], 
 def check_value(space: spaces.Space, value: Any, where: str) -> None:
     found = space.mismatch(value, where)
     if found is not None:
-        raise fail(*found)
+        raise error(ContractError, *found)

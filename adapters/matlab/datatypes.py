@@ -6,7 +6,7 @@ from typing import Any, Sequence, Tuple
 
 import numpy as np
 
-from bridge.errors import SpecError, message
+from bridge.errors import SpecError, error
 
 __all__ = ["DATA_TYPES", "CLASS_OF", "matlab_size", "same_size", "text_property"]
 
@@ -42,5 +42,5 @@ def same_size(shape: Tuple[int, ...], dimension: Tuple[int, ...]) -> bool:
 
 def text_property(value: Any, owner: str, prop: str) -> str:
     if not isinstance(value, str):
-        raise SpecError(message(f"{owner} {prop}", "be a string", value, f'Set e.g. spec.{prop} = "cart position"'))
+        raise error(SpecError, f"{owner} {prop}", "be a string", value, f'Set e.g. spec.{prop} = "cart position"')
     return value

@@ -12,7 +12,7 @@ import numpy as np
 from bridge.adapters.matlab.datatypes import CLASS_OF, matlab_size, same_size, text_property
 
 from bridge import spaces
-from bridge.errors import ContractError, SpecError, message
+from bridge.errors import ContractError, SpecError, error
 from bridge.spaces import _describe_value
 
 __all__ = ["rlFiniteSetSpec"]
@@ -123,14 +123,10 @@ class rlFiniteSetSpec:
             where = f"{subject}[{bad}]" if batch else subject
         else:
             shown, where = _describe_value(value), subject
-        raise ContractError(
-            message(
-                where,
+        raise error(ContractError, where,
                 f"be one of the rlFiniteSetSpec Elements {self._shown()}",
                 shown,
-                "Use one of the elements (the set is fixed at creation)",
-            )
-        )
+                "Use one of the elements (the set is fixed at creation)")
 
     def _shown(self) -> str:
         return (
@@ -160,25 +156,17 @@ def _elements(value: Any) -> Tuple[np.ndarray, str]:
     listed = isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim > 0)
     items = list(value) if listed else None
     if not items:
-        raise SpecError(
-            message(
-                "rlFiniteSetSpec Elements",
+        raise error(SpecError, "rlFiniteSetSpec Elements",
                 "be a non-empty list of values",
                 _describe_value(value),
-                "Pass e.g. [-10, 10]",
-            )
-        )
+                "Pass e.g. [-10, 10]")
     arrays = [np.asarray(v) for v in items]
     shapes = {a.shape for a in arrays}
     if len(shapes) != 1 or any(a.dtype.kind not in "biuf" for a in arrays):
-        raise SpecError(
-            message(
-                "rlFiniteSetSpec Elements",
+        raise error(SpecError, "rlFiniteSetSpec Elements",
                 "be numbers, or numeric arrays all of one size",
                 _describe_value(value),
-                "Give every element the same size",
-            )
-        )
+                "Give every element the same size")
     # Python numbers are MATLAB doubles; numpy values keep their class
     explicit = [np.asarray(v).dtype for v in items if isinstance(v, (np.ndarray, np.generic))]
     dtype = (
@@ -190,18 +178,12 @@ def _elements(value: Any) -> Tuple[np.ndarray, str]:
         dtype = value.dtype
     values = np.stack(arrays).astype(dtype)
     if not np.array_equal(values.astype(np.float64), np.stack(arrays).astype(np.float64)):
-        raise SpecError(
-            message(
-                "rlFiniteSetSpec Elements",
+        raise error(SpecError, "rlFiniteSetSpec Elements",
                 f"be exactly representable as {CLASS_OF[dtype]}",
                 _describe_value(value),
-                "Use elements of one numeric class",
-            )
-        )
+                "Use elements of one numeric class")
     flat = values.reshape(len(values), -1)
     if len({row.tobytes() for row in flat}) != len(values):
-        raise SpecError(
-            message("rlFiniteSetSpec Elements", "be distinct", _describe_value(value), "Remove the repeated element")
-        )
+        raise error(SpecError, "rlFiniteSetSpec Elements", "be distinct", _describe_value(value), "Remove the repeated element")
     values.setflags(write=False)
     return values, CLASS_OF[dtype]

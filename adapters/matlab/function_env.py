@@ -12,14 +12,15 @@ import copy
 from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
-from bridge.adapters.matlab import lowering
+from bridge.adapters.matlab import functions
 from bridge.adapters.matlab.checks import FUNCTION_WHERE, validate_once
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
+from bridge.adapters.matlab.lowering import specs_lowering
 from bridge.adapters.matlab.specs import rlNumericSpec
 
 from bridge import spaces
 from bridge.env import Env
-from bridge.errors import ContractError, SpecError
+from bridge.errors import ContractError, SpecError, error
 from bridge.guard import Guard
 from bridge.spaces import _describe_value
 
@@ -43,26 +44,14 @@ def observation_channels(observationInfo: Any) -> Tuple[List[Any], Optional[List
     many = isinstance(observationInfo, (list, tuple))
     specs = list(observationInfo) if many else [observationInfo]
     if not specs or any(spec_kind(s) is None for s in specs):
-        raise lowering.fail(
-            "observationInfo",
-            "be an rlNumericSpec, an rlFiniteSetSpec or a non-empty list of them",
-            _describe_value(observationInfo),
-            "Build it with rlNumericSpec([4, 1]) or rlFiniteSetSpec([...])",
-            SpecError,
-        )
+        raise error(SpecError, "observationInfo", "be an rlNumericSpec, an rlFiniteSetSpec or a non-empty list of them", _describe_value(observationInfo), "Build it with rlNumericSpec([4, 1]) or rlFiniteSetSpec([...])")
     specs = [copy.deepcopy(s) for s in specs]  # later edits to the caller's specs must not desync the spaces
     if not many:
         return specs, None
     keys = [s.Name or f"obs{i + 1}" for i, s in enumerate(specs)]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
     if repeated:
-        raise lowering.fail(
-            "observationInfo Names",
-            "be distinct (they key the Dict observation)",
-            repeated,
-            "Give every channel its own Name",
-            SpecError,
-        )
+        raise error(SpecError, "observationInfo Names", "be distinct (they key the Dict observation)", repeated, "Give every channel its own Name")
     return specs, keys
 
 
@@ -71,13 +60,7 @@ def action_channels(actionInfo: Any) -> List[Any]:
     specs = list(actionInfo) if isinstance(actionInfo, (list, tuple)) else [actionInfo]
     kinds = [spec_kind(s) for s in specs]
     if kinds not in (["numeric"], ["finite"], ["finite", "numeric"]):
-        raise lowering.fail(
-            "actionInfo",
-            "be one rlNumericSpec, one rlFiniteSetSpec, or [rlFiniteSetSpec, rlNumericSpec] (hybrid)",
-            _describe_value(actionInfo),
-            "MATLAB allows one action channel, or two for a hybrid action",
-            SpecError,
-        )
+        raise error(SpecError, "actionInfo", "be one rlNumericSpec, one rlFiniteSetSpec, or [rlFiniteSetSpec, rlNumericSpec] (hybrid)", _describe_value(actionInfo), "MATLAB allows one action channel, or two for a hybrid action")
     return [copy.deepcopy(s) for s in specs]
 
 
@@ -138,10 +121,9 @@ class rlFunctionEnv(Env):
         self.determinism = determinism
         self.check_actions = bool(check_actions)
         self._action_ok = fast_action_check(self.action_space)
-        self._encode_obs = lowering.channels_encoder(self._obs_specs, self._obs_keys)
-        self._decode_obs = lowering.channels_decoder(self._obs_specs, self._obs_keys)
-        self._decode_action = lowering.action_decoder(self._act_specs)
-        self._encode_action = lowering.action_encoder(self._act_specs)
+        # the facade's neutral values <-> the MATLAB values of the specs
+        self.observation_lowering = specs_lowering(self.observation_space, self._obs_specs, self._obs_keys, "observation")
+        self.action_lowering = specs_lowering(self.action_space, self._act_specs, None, "action")
         self.StepFcn = stepFcn
         self.ResetFcn = resetFcn
         self.Info: Any = None
@@ -159,8 +141,8 @@ class rlFunctionEnv(Env):
 
     @StepFcn.setter
     def StepFcn(self, value: Any) -> None:
-        fn = lowering.resolve_function(value, "rlFunctionEnv StepFcn")
-        self._step_given, self._step_fn, self._step_rng = value, fn, lowering.accepts_rng(fn)
+        fn = functions.resolve_function(value, "rlFunctionEnv StepFcn")
+        self._step_given, self._step_fn, self._step_rng = value, fn, functions.accepts_rng(fn)
 
     @property
     def ResetFcn(self) -> Any:
@@ -169,8 +151,8 @@ class rlFunctionEnv(Env):
 
     @ResetFcn.setter
     def ResetFcn(self, value: Any) -> None:
-        fn = lowering.resolve_function(value, "rlFunctionEnv ResetFcn")
-        self._reset_given, self._reset_fn, self._reset_rng = value, fn, lowering.accepts_rng(fn)
+        fn = functions.resolve_function(value, "rlFunctionEnv ResetFcn")
+        self._reset_given, self._reset_fn, self._reset_rng = value, fn, functions.accepts_rng(fn)
 
     observationInfo = property(lambda self: spec_copies(self._obs_specs, self._obs_keys is not None))
     observationInfo.__doc__ = "Copies of the observation specs (one spec, or a list)."
@@ -190,8 +172,8 @@ class rlFunctionEnv(Env):
     def _reset(self, *, seed: Optional[int] = None) -> Tuple[Any, dict]:
         super().reset(seed=seed)
         out = self._reset_fn(rng=self.np_random) if self._reset_rng else self._reset_fn()
-        observation, info = lowering.outputs(out, "ResetFcn", RESET_OUTPUTS)
-        neutral = self._encode_obs(observation, "ResetFcn output InitialObservation")
+        observation, info = functions.outputs(out, "ResetFcn", RESET_OUTPUTS)
+        neutral = self.observation_lowering.convert(observation, "ResetFcn output InitialObservation")
         self.Info = info
         return neutral, {}
 
@@ -203,16 +185,14 @@ class rlFunctionEnv(Env):
         return action
 
     def _step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        value = self._decode_action(action)
+        value = self.action_lowering.encode(action)
         out = self._step_fn(value, self.Info, rng=self.np_random) if self._step_rng else self._step_fn(value, self.Info)
-        observation, reward, is_done, info = lowering.outputs(out, "StepFcn", STEP_OUTPUTS)
-        neutral = self._encode_obs(observation, "StepFcn output NextObservation")
-        reward = lowering.to_reward(reward)
+        observation, reward, is_done, info = functions.outputs(out, "StepFcn", STEP_OUTPUTS)
+        neutral = self.observation_lowering.convert(observation, "StepFcn output NextObservation")
+        reward = functions.to_reward(reward)
         if reward - reward != 0.0:  # NaN or inf: refused before Info is committed
-            raise lowering.fail(
-                "StepFcn output Reward", "be finite", reward, "Guard the reward computation against NaN and inf"
-            )
-        terminated = lowering.to_done(is_done)
+            raise error(ContractError, "StepFcn output Reward", "be finite", reward, "Guard the reward computation against NaN and inf")
+        terminated = functions.to_done(is_done)
         self.Info = info  # committed only once every output converted: a failed step changes nothing
         return neutral, reward, terminated, False, {}
 
@@ -224,20 +204,20 @@ class rlFunctionEnv(Env):
         if isinstance(self._act_specs[0], rlFiniteSetSpec) and isinstance(self.action_space, spaces.Discrete):
             expectation = f"{expectation} (an index into the rlFiniteSetSpec Elements {self._act_specs[0].Elements!r})"
             fix = "Pass the element's index; env.to_neutral_action(value) converts an element value"
-        raise lowering.fail(subject, expectation, actual, fix)
+        raise error(ContractError, subject, expectation, actual, fix)
 
     # -- MATLAB values <-> neutral values --------------------------------------------------------
     def to_matlab_observation(self, observation: Any) -> Any:
         """Neutral observation -> what a MATLAB policy sees (element values; a list of channels)."""
-        return self._decode_obs(observation)
+        return self.observation_lowering.encode(observation)
 
     def to_matlab_action(self, action: Any) -> Any:
         """Neutral action -> the value the step function receives."""
-        return self._decode_action(action)
+        return self.action_lowering.encode(action)
 
     def to_neutral_action(self, value: Any) -> Any:
         """MATLAB action value (an element of an rlFiniteSetSpec, an array, ...) -> neutral action."""
-        return self._encode_action(value, "action")
+        return self.action_lowering.convert(value, "action")
 
     def keep_moment(self) -> Callable[[], None]:
         """A function that puts Info and the lifecycle back to this moment (for validation)."""
@@ -285,35 +265,18 @@ def plain_copy(tree: Any, path: str) -> Any:
     """A deep copy of plain data (dict with str keys, list, tuple, ndarray, numbers, str, None)."""
     if isinstance(tree, np.ndarray):
         if tree.dtype.kind not in "biufcUS":
-            raise lowering.fail(
-                path,
-                "hold plain data to be snapshotted",
-                f"an ndarray of dtype {tree.dtype}",
-                "Keep numeric arrays in Info",
-                ContractError,
-            )
+            raise error(ContractError, path, "hold plain data to be snapshotted", f"an ndarray of dtype {tree.dtype}", "Keep numeric arrays in Info")
         return tree.copy()
     if isinstance(tree, dict):
         bad = [k for k in tree if not isinstance(k, str)]
         if bad:
-            raise lowering.fail(
-                f"{path} keys",
-                "be str to be snapshotted",
-                repr(bad[0]),
-                "Use string keys (MATLAB struct field names)",
-                ContractError,
-            )
+            raise error(ContractError, f"{path} keys", "be str to be snapshotted", repr(bad[0]), "Use string keys (MATLAB struct field names)")
         return {k: plain_copy(v, f"{path}[{k!r}]") for k, v in tree.items()}
     if isinstance(tree, (list, tuple)):
         return type(tree)(plain_copy(v, f"{path}[{i}]") for i, v in enumerate(tree))
     if tree is None or isinstance(tree, (bool, int, float, str, np.generic)):
         return tree
-    raise lowering.fail(
-        path,
-        "be plain data (dict, list, tuple, ndarray, number, str, bool or None) to be snapshotted",
-        type(tree).__name__,
-        "Keep simulation state in Info as plain data and objects outside it (e.g. in a functools.partial)",
-    )
+    raise error(ContractError, path, "be plain data (dict, list, tuple, ndarray, number, str, bool or None) to be snapshotted", type(tree).__name__, "Keep simulation state in Info as plain data and objects outside it (e.g. in a functools.partial)")
 
 
 def unwrap_function_env(env: Any) -> Optional[rlFunctionEnv]:

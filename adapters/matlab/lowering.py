@@ -1,86 +1,72 @@
-"""The facade's boundary: user functions, their outputs, and MATLAB values <-> neutral values.
+"""The MATLAB lowering: neutral values <-> the MATLAB values of the specs (the facade's boundary).
 
-Every converter is built once per env (closures over precomputed shapes, dtypes and limits) and
-refuses, with the house sentence, any value that would need a lossy conversion.
+``encode`` is neutral -> MATLAB (what a step function or a MATLAB policy receives: finite-set
+element values, a list of channels, logical arrays), ``decode`` MATLAB -> neutral (what the
+facade makes of a user's output or a policy's action), refusing with the house sentence any value
+that would need a lossy conversion. Every converter is built once per env, over precomputed shapes,
+dtypes and limits. :func:`lower` gives the lowering of any env: an rlFunctionEnv through its own
+specs, any other env through the specs ``getObservationInfo`` / ``getActionInfo`` describe.
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
+from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.matlab.datatypes import CLASS_OF, matlab_size, same_size
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.specs import rlNumericSpec
 
-from bridge.errors import ContractError, SpecError, message
+from bridge.errors import BridgeError, ContractError, error
 from bridge.spaces import Box, _describe_value
+from bridge.spaces.base import Mismatch
 
-Encoder = Callable[[Any, str], Any]
+__all__ = [
+    "MatlabLowering",
+    "specs_lowering",
+    "channels_decoder",
+    "channels_encoder",
+    "action_decoder",
+    "action_encoder",
+    "numeric_decoder",
+    "finite_decoder",
+]
 
-
-def fail(subject: str, expectation: str, actual: Any, fix: str, kind: type = ContractError) -> Exception:
-    """The house error, with its four parts kept for the check report (``error.parts``)."""
-    error = kind(message(subject, expectation, actual, fix))
-    error.parts = (subject, expectation, actual if isinstance(actual, str) else repr(actual), fix)  # type: ignore[attr-defined]
-    return error
-
-
-# -- user functions ------------------------------------------------------------------------------
-def resolve_function(fcn: Any, prop: str) -> Callable[..., Any]:
-    """A callable (lambda, function, ``functools.partial``) or a ``"module:function"`` string."""
-    if callable(fcn):
-        return fcn
-    if isinstance(fcn, str) and fcn.count(":") == 1:
-        module, name = fcn.split(":")
-        try:
-            found = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError) as e:
-            raise fail(
-                prop,
-                'name an importable function as "module:function"',
-                fcn,
-                f"Check the module and function names ({type(e).__name__}: {e})",
-                SpecError,
-            ) from e
-        if callable(found):
-            return found
-    raise fail(
-        prop,
-        'be a callable or a "module:function" string',
-        _describe_value(fcn),
-        "Pass e.g. my_step, functools.partial(my_step, params=p) or 'mypkg.cartpole:step'",
-        SpecError,
-    )
+Decoder = Callable[[Any, str], Any]  # (MATLAB value, what it is called in errors) -> neutral value
 
 
-def accepts_rng(fn: Callable[..., Any]) -> bool:
-    """True when ``fn`` has a parameter named ``rng`` (it then receives ``env.np_random``)."""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    return any(p.name == "rng" and p.kind in kinds for p in params)
+class MatlabLowering(Lowering):
+    """A lowering whose decode can name what it converts (``convert(y, subject)``)."""
+
+    __slots__ = ("specs", "convert")
+
+    def __init__(self, source: Any, specs: Any, encode: Callable[[Any], Any], convert: Decoder, role: str) -> None:
+        self.specs, self.convert = specs, convert
+
+        def invalid(y: Any, path: str) -> Optional[Mismatch]:
+            try:
+                convert(y, path)
+            except BridgeError as e:
+                return e.parts
+            return None
+
+        super().__init__(source, specs, encode, lambda y: convert(y, role), invalid)
 
 
-def outputs(out: Any, fcn: str, names: Sequence[str]) -> tuple:
-    """Check that a user function returned ``len(names)`` outputs (a Python tuple)."""
-    if isinstance(out, tuple) and len(out) == len(names):
-        return out
-    count = f"{len(out)} outputs" if isinstance(out, tuple) else f"1 output ({type(out).__name__})"
-    snake = ", ".join(_snake(n) for n in names)
-    raise fail(fcn, f"return {len(names)} outputs ({', '.join(names)})", count, f"End it with: return {snake}")
+def specs_lowering(source: Any, specs: List[Any], keys: Optional[List[str]], role: str) -> MatlabLowering:
+    """The lowering of the facade's neutral ``source`` space onto ``specs`` (one per channel).
+
+    ``keys`` name the channels of a several-channel observation (None: one channel, or an action:
+    one spec, or [rlFiniteSetSpec, rlNumericSpec] for a hybrid).
+    """
+    shown = specs if len(specs) > 1 else specs[0]
+    if role == "action":
+        return MatlabLowering(source, shown, action_encoder(specs), action_decoder(specs), role)
+    return MatlabLowering(source, shown, channels_encoder(specs, keys), channels_decoder(specs, keys), role)
 
 
-def _snake(name: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(name))
-
-
-# -- observations (and actions given as MATLAB values) --------------------------------------------
-def numeric_encoder(spec: rlNumericSpec, batch: Optional[int] = None) -> Encoder:
+def numeric_decoder(spec: rlNumericSpec, batch: Optional[int] = None) -> Decoder:
     """MATLAB value -> neutral array of the spec's dtype and shape (a leading axis of ``batch``)."""
     dtype, shape = spec.dtype, tuple(spec.shape)
     want = shape if batch is None else (batch,) + shape
@@ -103,12 +89,7 @@ def numeric_encoder(spec: rlNumericSpec, batch: Optional[int] = None) -> Encoder
             if not inside.all():
                 at = tuple(int(i) for i in np.argwhere(~inside)[0])
                 cell = at[1:] if batch is not None else at
-                raise fail(
-                    f"{subject}{list(at)}",
-                    f"lie in [LowerLimit, UpperLimit] = [{low[cell].item()!r}, {high[cell].item()!r}]",
-                    repr(arr[at].item()),
-                    "Keep the value inside the spec's limits, or widen them",
-                )
+                raise error(ContractError, f"{subject}{list(at)}", f"lie in [LowerLimit, UpperLimit] = [{low[cell].item()!r}, {high[cell].item()!r}]", repr(arr[at].item()), "Keep the value inside the spec's limits, or widen them")
         return arr
 
     return encode
@@ -118,12 +99,7 @@ def _lossless(value: Any, spec: rlNumericSpec, subject: str, want: Tuple[int, ..
     dtype = spec.dtype
     arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(value, dtype=object)
     if arr.dtype.kind not in "biuf":
-        raise fail(
-            subject,
-            f"be a numeric array of DataType {spec.DataType!r}",
-            _describe_value(value),
-            f"Return np.asarray(value, dtype=np.{dtype.name})",
-        )
+        raise error(ContractError, subject, f"be a numeric array of DataType {spec.DataType!r}", _describe_value(value), f"Return np.asarray(value, dtype=np.{dtype.name})")
     shape = tuple(spec.shape)
     fits = (
         same_size(arr.shape, want)
@@ -134,12 +110,7 @@ def _lossless(value: Any, spec: rlNumericSpec, subject: str, want: Tuple[int, ..
         size = matlab_size(shape) if batch is None else f"[{batch} x {matlab_size(shape)}] (NumEnv x Dimension)"
         got = matlab_size(arr.shape) if batch is None else str(list(arr.shape))
         each = " per instance" if batch is not None else ""
-        raise fail(
-            subject,
-            f"have size {size}",
-            f"size {got}",
-            f"Return {int(np.prod(shape))} values{each} shaped {matlab_size(shape)} (the spec's Dimension)",
-        )
+        raise error(ContractError, subject, f"have size {size}", f"size {got}", f"Return {int(np.prod(shape))} values{each} shaped {matlab_size(shape)} (the spec's Dimension)")
     arr = arr.reshape(want)
     if arr.dtype == dtype:
         return arr
@@ -157,29 +128,24 @@ def _lossless(value: Any, spec: rlNumericSpec, subject: str, want: Tuple[int, ..
     if not same.all():
         bad = arr[~same].reshape(-1)[0].item()
         source = CLASS_OF.get(arr.dtype, arr.dtype.name)
-        raise fail(
-            subject,
-            f"have DataType {spec.DataType!r} (numpy {dtype.name}) or values it holds exactly",
-            f"{source} ({arr.dtype.name}) value {bad!r}",
-            f"Return np.{dtype.name} values from your function (e.g. np.asarray(x, dtype=np.{dtype.name}))",
-        )
+        raise error(ContractError, subject, f"have DataType {spec.DataType!r} (numpy {dtype.name}) or values it holds exactly", f"{source} ({arr.dtype.name}) value {bad!r}", f"Return np.{dtype.name} values from your function (e.g. np.asarray(x, dtype=np.{dtype.name}))")
     return cast
 
 
-def finite_encoder(spec: rlFiniteSetSpec, batch: Optional[int] = None) -> Encoder:
+def finite_decoder(spec: rlFiniteSetSpec, batch: Optional[int] = None) -> Decoder:
     """MATLAB element value -> neutral index (np.int64), or an int64 array of indices."""
     if batch is None:
         return lambda value, subject: np.int64(spec.index(value, subject))
     return lambda values, subject: spec.indices(values, subject)
 
 
-def spec_encoder(spec: Any, batch: Optional[int] = None) -> Encoder:
-    return finite_encoder(spec, batch) if isinstance(spec, rlFiniteSetSpec) else numeric_encoder(spec, batch)
+def _matlab_to_neutral(spec: Any, batch: Optional[int] = None) -> Decoder:
+    return finite_decoder(spec, batch) if isinstance(spec, rlFiniteSetSpec) else numeric_decoder(spec, batch)
 
 
-def channels_encoder(specs: List[Any], keys: Optional[List[str]], batch: Optional[int] = None) -> Encoder:
+def channels_decoder(specs: List[Any], keys: Optional[List[str]], batch: Optional[int] = None) -> Decoder:
     """One observation value (or a list, one per channel) -> the neutral observation."""
-    parts = [spec_encoder(s, batch) for s in specs]
+    parts = [_matlab_to_neutral(s, batch) for s in specs]
     if keys is None:
         return parts[0]
     n = len(parts)
@@ -187,18 +153,13 @@ def channels_encoder(specs: List[Any], keys: Optional[List[str]], batch: Optiona
     def encode(value: Any, subject: str) -> dict:
         if not isinstance(value, (list, tuple)) or len(value) != n:
             got = f"{len(value)} values" if isinstance(value, (list, tuple)) else _describe_value(value)
-            raise fail(
-                subject,
-                f"be a list of {n} channel values (one per observation spec)",
-                got,
-                "Return [channel1, channel2, ...] in the order of observationInfo",
-            )
+            raise error(ContractError, subject, f"be a list of {n} channel values (one per observation spec)", got, "Return [channel1, channel2, ...] in the order of observationInfo")
         return {key: part(v, f"{subject}{{{i + 1}}}") for i, (key, part, v) in enumerate(zip(keys, parts, value))}
 
     return encode
 
 
-def spec_decoder(spec: Any, batch: bool = False) -> Callable[[Any], Any]:
+def _neutral_to_matlab(spec: Any, batch: bool = False) -> Callable[[Any], Any]:
     """Neutral value -> the MATLAB value the user's functions see."""
     if isinstance(spec, rlFiniteSetSpec):
         return spec.elements_at if batch else spec.element
@@ -207,99 +168,33 @@ def spec_decoder(spec: Any, batch: bool = False) -> Callable[[Any], Any]:
     return lambda x: x
 
 
-def channels_decoder(specs: List[Any], keys: Optional[List[str]], batch: bool = False) -> Callable[[Any], Any]:
-    parts = [spec_decoder(s, batch) for s in specs]
+def channels_encoder(specs: List[Any], keys: Optional[List[str]], batch: bool = False) -> Callable[[Any], Any]:
+    parts = [_neutral_to_matlab(s, batch) for s in specs]
     if keys is None:
         return parts[0]
     return lambda obs: [part(obs[key]) for key, part in zip(keys, parts)]
 
 
-def action_decoder(specs: List[Any], batch: bool = False) -> Callable[[Any], Any]:
+def action_encoder(specs: List[Any], batch: bool = False) -> Callable[[Any], Any]:
     """Neutral action -> MATLAB action (a hybrid action becomes ``[element, array]``)."""
-    parts = [spec_decoder(s, batch) for s in specs]
+    parts = [_neutral_to_matlab(s, batch) for s in specs]
     if len(parts) == 1:
         return parts[0]
     first, second = parts
     return lambda action: [first(action[0]), second(action[1])]
 
 
-def action_encoder(specs: List[Any]) -> Encoder:
+def action_decoder(specs: List[Any]) -> Decoder:
     """MATLAB action -> neutral action (used by ``sim`` for callable policies)."""
-    parts = [spec_encoder(s) for s in specs]
+    parts = [_matlab_to_neutral(s) for s in specs]
     if len(parts) == 1:
         return parts[0]
 
     def encode(value: Any, subject: str) -> tuple:
         if not isinstance(value, (list, tuple)) or len(value) != 2:
-            raise fail(
-                subject,
-                "be [discrete element, continuous array] (a hybrid action)",
-                _describe_value(value),
-                "Return a list of the two action channels",
-            )
+            raise error(ContractError, subject, "be [discrete element, continuous array] (a hybrid action)", _describe_value(value), "Return a list of the two action channels")
         return (parts[0](value[0], f"{subject}{{1}}"), parts[1](value[1], f"{subject}{{2}}"))
 
     return encode
 
 
-# -- reward and IsDone ---------------------------------------------------------------------------
-def to_reward(value: Any, subject: str = "StepFcn output Reward") -> float:
-    """A real numeric scalar (MATLAB 1x1) -> Python float."""
-    if type(value) is float:
-        return value
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
-        return float(value)
-    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
-        return float(value.reshape(()))
-    raise fail(subject, "be a real numeric scalar", _describe_value(value), "Return one number, e.g. float(reward)")
-
-
-def to_done(value: Any, subject: str = "StepFcn output IsDone") -> bool:
-    """A scalar logical (True/False, or integer 0/1) -> Python bool."""
-    if value is True or value is False:
-        return value
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if (
-        isinstance(value, (int, np.integer, np.ndarray))
-        and np.size(value) == 1
-        and np.asarray(value).dtype.kind in "biu"
-    ):
-        flag = np.asarray(value).reshape(()).item()
-        if flag in (0, 1):
-            return bool(flag)
-    raise fail(
-        subject,
-        "be a scalar logical (True or False; 0 or 1 also accepted)",
-        _describe_value(value),
-        "Return one logical, e.g. bool(abs(x) > 2.4)",
-    )
-
-
-def to_rewards(value: Any, n: int, subject: str = "StepFcn output Reward") -> np.ndarray:
-    """A batch of ``n`` rewards -> float64 array of shape (n,)."""
-    arr = np.asarray(value) if not isinstance(value, (str, bytes)) else None
-    if arr is None or arr.dtype.kind not in "iuf" or not same_size(arr.shape, (n,)):
-        raise fail(
-            subject,
-            f"be {n} real numbers (one per instance)",
-            _describe_value(value),
-            "Return an array of shape (NumEnv,)",
-        )
-    return arr.reshape(n).astype(np.float64)
-
-
-def to_dones(value: Any, n: int, subject: str = "StepFcn output IsDone") -> np.ndarray:
-    """A batch of ``n`` logicals -> bool array of shape (n,)."""
-    arr = np.asarray(value) if not isinstance(value, (str, bytes)) else None
-    ok = arr is not None and arr.dtype.kind in "biu" and same_size(arr.shape, (n,))
-    if ok and arr.dtype.kind != "b":
-        ok = bool(((arr == 0) | (arr == 1)).all())
-    if not ok:
-        raise fail(
-            subject,
-            f"be {n} logicals (one per instance)",
-            _describe_value(value),
-            "Return a bool array of shape (NumEnv,)",
-        )
-    return arr.reshape(n).astype(bool)

@@ -5,13 +5,11 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
-from bridge.adapters.matlab.lowering import fail
-from bridge.adapters.matlab.function_env import unwrap_function_env
-from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo
+from bridge.adapters.matlab.export import MatlabEnv
 
 from bridge import spaces
 from bridge.env import Env
-from bridge.errors import SpecError
+from bridge.errors import SpecError, error
 from bridge.spaces import _describe_value
 
 __all__ = ["rlSimulationOptions", "sim", "Experience", "IS_DONE"]
@@ -22,7 +20,7 @@ IS_DONE = {"running": 0, "terminated": 1, "truncated": 2}
 
 def _count(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise fail(f"rlSimulationOptions {name}", "be an integer >= 1", value, f"Set e.g. {name}=500", SpecError)
+        raise error(SpecError, f"rlSimulationOptions {name}", "be an integer >= 1", value, f"Set e.g. {name}=500")
     return int(value)
 
 
@@ -85,23 +83,20 @@ def _channel_names(specs: Any, prefix: str) -> List[str]:
     return names if len(set(names)) == len(names) else [f"{prefix}{i + 1}" for i in range(len(names))]
 
 
-def _policy_fn(env: Env, policy: Any) -> Callable[[Any], Any]:
-    """A function neutral observation -> neutral action."""
-    function_env = unwrap_function_env(env)
-    if hasattr(policy, "predict"):  # SB3-style: works in the neutral (exported) values
-        space = env.action_space
-        return lambda obs: _from_predict(space, policy.predict(obs, deterministic=True)[0])
+def _policy_fn(export: MatlabEnv, policy: Any) -> Callable[[Any], Any]:
+    """A function MATLAB observation -> MATLAB action."""
+    if hasattr(policy, "predict"):  # SB3-style: works in neutral (exported) values
+        space, to_neutral, to_matlab = export.env.action_space, export.observation_lowering.decode, export.action_lowering.encode
+        return lambda obs: to_matlab(_from_predict(space, policy.predict(to_neutral(obs), deterministic=True)[0]))
     if not callable(policy):
-        raise fail(
+        raise error(
+            SpecError,
             "sim policy",
             "be a callable (observation -> action) or have SB3's predict()",
             type(policy).__name__,
             "Pass e.g. lambda obs: 10.0 or a trained SB3 model",
-            SpecError,
         )
-    if function_env is None:
-        return policy
-    return lambda obs: function_env.to_neutral_action(policy(function_env.to_matlab_observation(obs)))
+    return policy
 
 
 def _from_predict(space: spaces.Space, action: Any) -> Any:
@@ -119,7 +114,8 @@ def sim(
     """Simulate ``policy`` in ``env``; one :class:`Experience` per simulation.
 
     Args:
-        env: an rlFunctionEnv (possibly wrapped, e.g. in a TimeLimit) or any bridge.Env.
+        env: an rlFunctionEnv (possibly wrapped, e.g. in a TimeLimit) or any bridge.Env; it is
+            driven through the MATLAB export (:class:`~bridge.adapters.matlab.export.MatlabEnv`).
         policy: a callable from the MATLAB observation (element values; a list when there are
             several channels) to the MATLAB action, or anything with SB3's
             ``predict(obs, deterministic=True)``, which works in neutral values (indices).
@@ -127,35 +123,34 @@ def sim(
         seed: seeds the first reset; later simulations continue the env's Generator.
     """
     if not isinstance(env, Env):
-        raise fail(
+        raise error(
+            SpecError,
             "sim env",
             "be an rlFunctionEnv or a bridge.Env",
             _describe_value(env),
             "Simulate one environment (not a VectorEnv)",
-            SpecError,
         )
     opts = opts if opts is not None else rlSimulationOptions()
-    act = _policy_fn(env, policy)
-    function_env = unwrap_function_env(env)
-    to_matlab_obs = function_env.to_matlab_observation if function_env else (lambda o: o)
-    to_matlab_action = function_env.to_matlab_action if function_env else (lambda a: a)
-    obs_names = _channel_names(getObservationInfo(env), "obs")
-    act_names = _channel_names(getActionInfo(env), "act")
+    export = MatlabEnv(env)
+    act = _policy_fn(export, policy)
+    obs_names = _channel_names(export.observationInfo, "obs")
+    act_names = _channel_names(export.actionInfo, "act")
     experiences = []
     for k in range(opts.NumSimulations):
-        obs, _ = env.reset(seed=seed if k == 0 else None)
-        observations, actions, rewards, flags = [to_matlab_obs(obs)], [], [], []
+        obs = export.reset(seed=seed if k == 0 else None)
+        observations, actions, rewards, flags = [obs], [], [], []
         for t in range(opts.MaxSteps):
             action = act(obs)
-            obs, reward, terminated, truncated, _ = env.step(action)
-            observations.append(to_matlab_obs(obs))
-            actions.append(to_matlab_action(action))
+            obs, reward, is_done, _ = export.step(action)
+            terminated, truncated = export.last_flags
+            observations.append(obs)
+            actions.append(action)
             rewards.append(reward)
             at_limit = truncated or t == opts.MaxSteps - 1
             flags.append(
                 IS_DONE["terminated"] if terminated else IS_DONE["truncated"] if at_limit else IS_DONE["running"]
             )
-            if terminated or truncated:
+            if is_done:
                 break
         experiences.append(
             Experience(

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from bridge.adapters.matlab import lowering
+from bridge.adapters.matlab import functions, lowering
 from bridge.adapters.matlab.function_env import (
     RESET_OUTPUTS,
     STEP_OUTPUTS,
@@ -31,7 +31,7 @@ from bridge.adapters.matlab.function_env import (
 )
 
 from bridge import spaces
-from bridge.errors import SpecError
+from bridge.errors import ContractError, SpecError, error
 from bridge.vector import VectorEnv, _check_mode
 
 __all__ = ["rlFunctionVectorEnv"]
@@ -67,22 +67,14 @@ class rlFunctionVectorEnv(VectorEnv):
         check_actions: bool = True,
     ) -> None:
         if isinstance(NumEnv, bool) or not isinstance(NumEnv, (int, np.integer)) or NumEnv < 1:
-            raise lowering.fail(
-                "rlFunctionVectorEnv NumEnv", "be an integer >= 1", NumEnv, "Pass e.g. NumEnv=64", SpecError
-            )
+            raise error(SpecError, "rlFunctionVectorEnv NumEnv", "be an integer >= 1", NumEnv, "Pass e.g. NumEnv=64")
         ok = MaxStepsPerEpisode is None or (
             isinstance(MaxStepsPerEpisode, (int, np.integer))
             and not isinstance(MaxStepsPerEpisode, bool)
             and MaxStepsPerEpisode >= 1
         )
         if not ok:
-            raise lowering.fail(
-                "rlFunctionVectorEnv MaxStepsPerEpisode",
-                "be None or an integer >= 1",
-                MaxStepsPerEpisode,
-                "Pass e.g. MaxStepsPerEpisode=500",
-                SpecError,
-            )
+            raise error(SpecError, "rlFunctionVectorEnv MaxStepsPerEpisode", "be None or an integer >= 1", MaxStepsPerEpisode, "Pass e.g. MaxStepsPerEpisode=500")
         self.num_envs = self.NumEnv = int(NumEnv)
         self.MaxStepsPerEpisode = None if MaxStepsPerEpisode is None else int(MaxStepsPerEpisode)
         self.autoreset_mode = _check_mode(autoreset_mode)
@@ -93,16 +85,17 @@ class rlFunctionVectorEnv(VectorEnv):
         self.single_action_space = action_space_of(self._act_specs)
         self._batch_obs_space = spaces.batch_space(self.single_observation_space, self.num_envs)
         self._batch_act_space = spaces.batch_space(self.single_action_space, self.num_envs)
-        self._encode_obs = lowering.channels_encoder(self._obs_specs, self._obs_keys, batch=self.num_envs)
-        self._decode_action = lowering.action_decoder(self._act_specs, batch=True)
-        self._step_given, self._step_fn = stepFcn, lowering.resolve_function(stepFcn, "rlFunctionVectorEnv StepFcn")
-        self._reset_given, self._reset_fn = resetFcn, lowering.resolve_function(resetFcn, "rlFunctionVectorEnv ResetFcn")
-        self._step_rng, self._reset_rng = lowering.accepts_rng(self._step_fn), lowering.accepts_rng(self._reset_fn)
+        # MATLAB batches -> neutral batches (observations), neutral -> MATLAB (actions)
+        self._decode_obs = lowering.channels_decoder(self._obs_specs, self._obs_keys, batch=self.num_envs)
+        self._encode_action = lowering.action_encoder(self._act_specs, batch=True)
+        self._step_given, self._step_fn = stepFcn, functions.resolve_function(stepFcn, "rlFunctionVectorEnv StepFcn")
+        self._reset_given, self._reset_fn = resetFcn, functions.resolve_function(resetFcn, "rlFunctionVectorEnv ResetFcn")
+        self._step_rng, self._reset_rng = functions.accepts_rng(self._step_fn), functions.accepts_rng(self._reset_fn)
         self.SetupFcn = setupFcn
         self.EnvData: Any = (
             None
             if setupFcn is None
-            else lowering.resolve_function(setupFcn, "rlFunctionVectorEnv SetupFcn")(self.num_envs)
+            else functions.resolve_function(setupFcn, "rlFunctionVectorEnv SetupFcn")(self.num_envs)
         )
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
@@ -130,8 +123,8 @@ class rlFunctionVectorEnv(VectorEnv):
     def _call_reset(self, mask: np.ndarray) -> Any:
         fn = self._reset_fn
         out = fn(self.EnvData, mask, rng=self.np_random) if self._reset_rng else fn(self.EnvData, mask)
-        observation, data = lowering.outputs(out, "ResetFcn", RESET_OUTPUTS)
-        neutral = self._encode_obs(observation, "ResetFcn output InitialObservation")
+        observation, data = functions.outputs(out, "ResetFcn", RESET_OUTPUTS)
+        neutral = self._decode_obs(observation, "ResetFcn output InitialObservation")
         self.EnvData = data
         return neutral
 
@@ -139,13 +132,7 @@ class rlFunctionVectorEnv(VectorEnv):
         self, *, seed: Union[None, int, Sequence[int]] = None, options: Optional[dict] = None
     ) -> Tuple[Any, dict]:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise lowering.fail(
-                "rlFunctionVectorEnv reset seed",
-                "be an int or None (one Generator drives the batch)",
-                seed,
-                "Pass e.g. seed=0",
-                SpecError,
-            )
+            raise error(SpecError, "rlFunctionVectorEnv reset seed", "be an int or None (one Generator drives the batch)", seed, "Pass e.g. seed=0")
         super().reset(seed=seed)
         self._steps[:] = 0
         self._needs_reset[:] = False
@@ -156,14 +143,14 @@ class rlFunctionVectorEnv(VectorEnv):
         if self.check_actions:
             found = self._batch_act_space.mismatch(actions, "actions")
             if found is not None:
-                raise lowering.fail(*found)
-        value = self._decode_action(actions)
+                raise error(ContractError, *found)
+        value = self._encode_action(actions)
         fn = self._step_fn
         out = fn(value, self.EnvData, rng=self.np_random) if self._step_rng else fn(value, self.EnvData)
-        observation, reward, is_done, data = lowering.outputs(out, "StepFcn", STEP_OUTPUTS)
-        obs = self._encode_obs(observation, "StepFcn output NextObservation")
-        rewards = lowering.to_rewards(reward, n)
-        terminated = lowering.to_dones(is_done, n)
+        observation, reward, is_done, data = functions.outputs(out, "StepFcn", STEP_OUTPUTS)
+        obs = self._decode_obs(observation, "StepFcn output NextObservation")
+        rewards = functions.to_rewards(reward, n)
+        terminated = functions.to_dones(is_done, n)
         self.EnvData = data
         self._steps += 1
         truncated = (

@@ -6,8 +6,8 @@ import contextlib
 import io
 from typing import Any, Dict
 
-from bridge.adapters.gymnasium.export import GymnasiumEnv
 from bridge.adapters._shared.profile import run_runtime_checker
+from bridge.adapters.gymnasium.export import GymnasiumEnv
 from bridge.adapters.gymnasium.profile import export_or_report
 from bridge.adapters.sb3.lowering import float64_paths, policy_for, sb3_refusal
 

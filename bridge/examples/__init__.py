@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from bridge.registry import EXAMPLE_IDS
 from bridge.examples.cartpole import CartPole, CartPoleVector
 from bridge.examples.goalreach import GoalReach
 from bridge.examples.gridworld import GridWorld
 from bridge.examples.multimodal import MultiModal
 from bridge.examples.pixelgrid import PixelGrid
 from bridge.examples.pointmass import PointMass
+from bridge.registry import EXAMPLE_IDS
 
 __all__ = [
     "GridWorld",

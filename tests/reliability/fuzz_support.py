@@ -380,35 +380,32 @@ def dreamerv2_export(space: ns.Space, role: str) -> Lowered:
 
 
 def matlab_export(space: ns.Space, role: str) -> Lowered:
-    """The MATLAB facade as the "matlab" view builds it: getObservationInfo / getActionInfo ->
-    rlFunctionEnv, whose reset and step functions call the neutral env through MATLAB values."""
-    from bridge.adapters.matlab.view import MatlabView, _to_matlab_action
+    """The MATLAB export's lowering (``to_matlab``): neutral values <-> the MATLAB values of the specs
+    ``getObservationInfo`` / ``getActionInfo`` describe, through the export's own port."""
+    from bridge.adapters.matlab.export import to_matlab
 
     env = env_for(space, role)
-    view = MatlabView(env)
-    facade = view.facade
+    export = to_matlab(env)
+    low = export.observation_lowering if role == "observation" else export.action_lowering
     if role == "observation":
 
-        def encode(x: Any) -> Any:  # neutral -> MATLAB value (the reset function) -> the facade's value
+        def encode(x: Any) -> Any:  # neutral -> the MATLAB value reset() hands a MATLAB policy
             env.next_obs = x
-            return facade.reset()[0]
+            return export.reset()
 
-        return Lowered(encode, view.to_neutral_observation, facade.observation_space.contains, facade.observation_space)
+        return Lowered(encode, low.decode, low.contains, low.space)
 
-    view.reset(None)
+    export.reset()
 
     def decode(y: Any) -> Any:
-        facade.step(y)  # the step function hands the MATLAB value back to the neutral env
+        export.step(y)  # the port decodes the MATLAB value and hands it to the neutral env
         return env.actions[-1]
 
-    out = Lowered(
-        lambda x: facade.to_neutral_action(_to_matlab_action(space, x)),
-        decode,
-        facade.action_space.contains,
-        facade.action_space,
-    )
-    # the facade's own sampler (rlFunctionEnv is the MATLAB side's runtime)
-    out.runtime_samples = lambda seed: [facade.action_space.sample(np.random.default_rng(seed))]  # type: ignore
+    out = Lowered(low.encode, decode, low.contains, low.space)
+    # MATLAB's side samples from the facade space of the specs (element indices, [1 1] scalars)
+    out.runtime_samples = lambda seed: [  # type: ignore[attr-defined]
+        low.encode(space.sample(np.random.default_rng(seed)))
+    ]
     return out
 
 
