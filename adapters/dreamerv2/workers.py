@@ -1,34 +1,31 @@
-"""DreamerV2's ``common.Async`` (process strategy) with a receive deadline and a liveness check.
+"""DreamerV2's ``common.Async`` (process strategy), supervised by :mod:`bridge.workers`.
 
 DreamerV2 2.2.0's parent keeps the worker's pipe end open, so a worker that dies (``os._exit``, a
-crash in native code, the OOM killer) never reads as EOF: ``Async._receive`` waits forever. A
-worker that raises sends its traceback, which the parent re-raises as a bare ``Exception``.
-:class:`WatchedAsync` is DreamerV2's own class (its own worker loop) with ``_receive`` waiting on
-the pipe *and* the process sentinel: a dead worker, an exception or a missed deadline becomes a
-:class:`~bridge.errors.ContractError` naming the env and the step, raised at once, after this
-worker and every other open :class:`WatchedAsync` of this process are terminated (a chain whose
-worker failed cannot go on; Dreamer's driver would wait on the others).
+crash in native code, the OOM killer, a kill while idle) never reads as EOF: ``Async._receive``
+waits forever; a worker that raises sends its traceback, which the parent re-raises as a bare
+``Exception``; a blocked worker hangs the caller. :class:`WatchedAsync` is DreamerV2's own class
+(its own worker loop) whose sends and receives go through a one-worker :class:`bridge.workers.Pool`:
+a dead worker, an exception, a reply that cannot be pickled or a missed deadline (60 s by default)
+becomes a :class:`~bridge.errors.ContractError` naming the env and the step, raised at once, after
+this worker is terminated and joined. Other workers (other envs of the same run) are not touched:
+DreamerV2's driver then stops on the error, and closing them stays the caller's.
 
 ``to_dreamerv2(..., parallel="process")`` returns one. Importing this module imports DreamerV2.
 """
 
 from __future__ import annotations
 
-import time
-import weakref
-from multiprocessing.connection import wait
 from typing import Any, Callable, Optional
 
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
 
 from bridge.env import Env
-from bridge.errors import ContractError, message
-from bridge.vector_process import died, raised, stop_processes, timed_out
+from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, raised, unpicklable
 
 __all__ = ["WatchedAsync", "env_label"]
 
-_OPEN: weakref.WeakSet[WatchedAsync] = weakref.WeakSet()
 _CAUSE = "The above exception was the direct cause of the following exception:"
+_PICKLING = ("PicklingError", "pickle", "Can't pickle", "cannot pickle")
 
 
 def env_label(env: Any) -> str:
@@ -49,73 +46,67 @@ def _user_error(stacktrace: str) -> str:
 
 
 class WatchedAsync(load_dreamerv2().common.Async):
-    """``common.Async(constructor, "process")`` that never waits on a dead worker.
+    """``common.Async(constructor, "process")`` whose worker faults raise (see the module doc).
 
     Args:
         constructor: a picklable zero-argument factory of the env chain (as for ``Async``).
         label: how messages name the env.
-        timeout: seconds the worker may take to answer one call after it started; ``None``
-            waits as long as it is alive (a dead worker is seen at once either way).
+        timeout: seconds the worker may take to answer one call after it started (None: as long
+            as it is alive; a dead worker is seen at once either way).
     """
 
-    def __init__(self, constructor: Callable[[], Any], *, label: str = "env", timeout: Optional[float] = None) -> None:
-        self._label, self._timeout = label, None
-        self._pending, self._steps, self._closed = "start", 0, False
+    def __init__(
+        self, constructor: Callable[[], Any], *, label: str = "env", timeout: Optional[float] = DEFAULT_TIMEOUT
+    ) -> None:
+        self._pending, self._steps = "start", 0
+        self._pool: Optional[Pool] = None
         super().__init__(constructor, "process")  # waits for "ready" without a deadline (TF import)
-        self._timeout = timeout
-        _OPEN.add(self)
+        self._pool = Pool(
+            [self._process],
+            [self._conn],
+            [f"DreamerV2 env {label} (process worker)"],
+            check_timeout(timeout, "to_dreamerv2"),
+            lambda _: f"at step {self._steps + 1}",
+            "DreamerV2 env",
+        )
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         self._pending = name
-        return super().call(name, *args, **kwargs)
+        self._require_open()
+        payload = name, args, kwargs
+        self._pool.send(0, (self._CALL, payload))  # a gone worker is a fault, not a BrokenPipeError
+        return self._receive
 
     def access(self, name: str) -> Any:
         self._pending = f"access {name}"
-        return super().access(name)
+        self._require_open()
+        self._pool.send(0, (self._ACCESS, name))
+        return self._receive
 
     def close(self) -> None:
-        if self._closed:
+        if self._pool is None or self._pool.closed:
             return
-        self._closed = True
-        _OPEN.discard(self)
         if self._process.is_alive():
             super().close()  # DreamerV2's goodbye; joins up to 5 s
-        self._stop()
+        self._pool.stop(grace=0.0)
+
+    def _require_open(self) -> None:
+        if self._pool is not None:
+            self._pool.require_open()
 
     def _receive(self) -> Any:
-        deadline = None if self._timeout is None else time.monotonic() + self._timeout
-        while True:
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready = wait([self._conn, self._process.sentinel], remaining)
-            if self._conn in ready:
-                try:
-                    kind, payload = self._conn.recv()
-                except (OSError, EOFError):
-                    self._fail(*died(self._process))
-                if kind == self._EXCEPTION:
-                    verb = self._pending if self._pending in ("step", "reset") else "start"
-                    self._fail(*raised(verb, _user_error(payload)))
-                if kind != self._RESULT:
-                    raise KeyError(f"Received message of unexpected type {kind}")
-                if self._pending == "step":
-                    self._steps += 1
-                elif self._pending == "reset":
-                    self._steps = 0
-                return payload
-            if ready:
-                self._fail(*died(self._process))
-            self._fail(*timed_out(self._pending, self._timeout))
-
-    def _fail(self, expectation: str, actual: str, fix: str) -> None:
-        others = [a for a in list(_OPEN) if a is not self]
-        for watched in [self, *others]:
-            watched._closed = True
-            _OPEN.discard(watched)
-            watched._stop()
-        subject = f"DreamerV2 env {self._label} (process worker) at step {self._steps + 1}"
-        closed = "this worker and every other open process worker are closed"
-        raise ContractError(message(subject, expectation, actual, f"{fix}; {closed}"))
-
-    def _stop(self) -> None:
-        stop_processes([self._process])
-        self._conn.close()
+        if self._pool is None:  # DreamerV2's own start-up handshake
+            return super()._receive()
+        verb = self._pending if self._pending in ("step", "reset") else "start"
+        kind, payload = self._pool.receive(0, self._pending)
+        if kind == self._EXCEPTION:
+            text = _user_error(payload)
+            pickling = any(word in text for word in _PICKLING)
+            self._pool.fault(0, unpicklable(verb, text) if pickling else raised(verb, text))
+        if kind != self._RESULT:
+            raise KeyError(f"Received message of unexpected type {kind}")
+        if self._pending == "step":
+            self._steps += 1
+        elif self._pending == "reset":
+            self._steps = 0
+        return payload

@@ -1,7 +1,9 @@
 """A neutral :class:`bridge.VectorEnv` seen as a ``gymnasium.vector.VectorEnv``.
 
-Batches stay batches: the lowering's batch functions map whole arrays, with no per-env loop.
-The neutral autoreset mode is declared as Gymnasium's ``metadata["autoreset_mode"]``.
+Batches stay batches: the lowering's batch functions map whole arrays, with no per-env loop. The
+VectorEnv base owns autoreset (either mode, declared as Gymnasium's ``metadata["autoreset_mode"]``),
+the lifecycle and the output checks; the export checks each batch of actions whole, in Gymnasium's
+terms, before any sub-env moves, then hands it over decoded (one check per step).
 """
 
 from __future__ import annotations
@@ -26,7 +28,15 @@ _MODES = {"next-step": AutoresetMode.NEXT_STEP, "same-step": AutoresetMode.SAME_
 class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
     """The export built by :func:`to_gymnasium_vector`."""
 
-    def __init__(self, vector_env: VectorEnv, *, image_layout: str = "CHW", check_actions: bool = True) -> None:
+    def __init__(
+        self,
+        vector_env: VectorEnv,
+        *,
+        image_layout: str = "CHW",
+        check_actions: bool = True,
+        autoreset_mode: Optional[str] = None,
+        float64_as_float32: bool = False,
+    ) -> None:
         if not isinstance(vector_env, VectorEnv):
             raise SpecError(
                 message(
@@ -37,8 +47,12 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
                 )
             )
         self.neutral = vector_env
+        if autoreset_mode is not None:
+            vector_env.autoreset_mode = autoreset_mode  # the base presents either mode
         self.num_envs = vector_env.num_envs
-        self.observation_lowering = lower(vector_env.single_observation_space, "observation", gymnasium, image_layout)
+        self.observation_lowering = lower(
+            vector_env.single_observation_space, "observation", gymnasium, image_layout, float64_as_float32
+        )
         self.action_lowering = lower(vector_env.single_action_space, "actions", gymnasium, image_layout)
         self.single_observation_space = self.observation_lowering.space
         self.single_action_space = self.action_lowering.space
@@ -61,6 +75,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         return self._encode(obs), info
 
     def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
+        self.neutral.check_running()  # misuse is named before the actions
         if self._invalid is not None:
             bad = self._invalid(actions, "actions")
             if bad is None and _batch_size(actions) != self.num_envs:
@@ -68,7 +83,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
                 bad = ("actions", expectation, str(_batch_size(actions)), "Pass a batch from env.action_space.sample()")
             if bad is not None:
                 raise ContractError(message(*bad))
-        obs, rewards, terminated, truncated, infos = self.neutral.step(self._decode(actions))
+        obs, rewards, terminated, truncated, infos = self.neutral.step_validated(self._decode(actions))
         if "final_obs" in infos:
             infos = dict(infos)
             infos["final_obs"] = self._encode(infos["final_obs"])
@@ -87,6 +102,23 @@ def _batch_size(actions: Any) -> int:
     return int(np.shape(actions)[0]) if np.ndim(actions) else -1
 
 
-def to_gymnasium_vector(vector_env: VectorEnv, *, image_layout: str = "CHW", check_actions: bool = True) -> Any:
-    """Export a :class:`bridge.VectorEnv` as a ``gymnasium.vector.VectorEnv`` (same autoreset mode)."""
-    return GymnasiumVectorEnv(vector_env, image_layout=image_layout, check_actions=check_actions)
+def to_gymnasium_vector(
+    vector_env: VectorEnv,
+    *,
+    image_layout: str = "CHW",
+    check_actions: bool = True,
+    autoreset_mode: Optional[str] = None,
+    float64_as_float32: bool = False,
+) -> Any:
+    """Export a :class:`bridge.VectorEnv` as a ``gymnasium.vector.VectorEnv``.
+
+    ``autoreset_mode`` ("next-step" or "same-step") is the mode Gymnasium sees; None keeps the
+    VectorEnv's own. The export owns the VectorEnv from now on.
+    """
+    return GymnasiumVectorEnv(
+        vector_env,
+        image_layout=image_layout,
+        check_actions=check_actions,
+        autoreset_mode=autoreset_mode,
+        float64_as_float32=float64_as_float32,
+    )

@@ -16,7 +16,7 @@ calls each function once per step for the whole batch: no per-instance Python lo
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 from bridge.adapters.matlab import functions, lowering
@@ -30,9 +30,8 @@ from bridge.adapters.matlab.function_env import (
     rlFunctionEnv,
 )
 
-from bridge import spaces
-from bridge.errors import ContractError, SpecError, error
-from bridge.vector import VectorEnv, _check_mode
+from bridge.errors import SpecError, error
+from bridge.vector import VectorEnv
 
 __all__ = ["rlFunctionVectorEnv"]
 
@@ -76,15 +75,13 @@ class rlFunctionVectorEnv(VectorEnv):
         if not ok:
             raise error(SpecError, "rlFunctionVectorEnv MaxStepsPerEpisode", "be None or an integer >= 1", MaxStepsPerEpisode, "Pass e.g. MaxStepsPerEpisode=500")
         self.num_envs = self.NumEnv = int(NumEnv)
-        self.MaxStepsPerEpisode = None if MaxStepsPerEpisode is None else int(MaxStepsPerEpisode)
-        self.autoreset_mode = _check_mode(autoreset_mode)
+        self.MaxStepsPerEpisode = self.max_episode_steps = None if MaxStepsPerEpisode is None else int(MaxStepsPerEpisode)
+        self.autoreset_mode = autoreset_mode
         self.check_actions = bool(check_actions)
         self._obs_specs, self._obs_keys = observation_channels(observationInfo)
         self._act_specs = action_channels(actionInfo)
         self.single_observation_space = channels_space(self._obs_specs, self._obs_keys)
         self.single_action_space = action_space_of(self._act_specs)
-        self._batch_obs_space = spaces.batch_space(self.single_observation_space, self.num_envs)
-        self._batch_act_space = spaces.batch_space(self.single_action_space, self.num_envs)
         # MATLAB batches -> neutral batches (observations), neutral -> MATLAB (actions)
         self._decode_obs = lowering.channels_decoder(self._obs_specs, self._obs_keys, batch=self.num_envs)
         self._encode_action = lowering.action_encoder(self._act_specs, batch=True)
@@ -97,16 +94,6 @@ class rlFunctionVectorEnv(VectorEnv):
             if setupFcn is None
             else functions.resolve_function(setupFcn, "rlFunctionVectorEnv SetupFcn")(self.num_envs)
         )
-        self._steps = np.zeros(self.num_envs, dtype=np.int64)
-        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-
-    @property
-    def observation_space(self) -> spaces.Space:
-        return self._batch_obs_space
-
-    @property
-    def action_space(self) -> spaces.Space:
-        return self._batch_act_space
 
     @property
     def StepFcn(self) -> Any:
@@ -119,31 +106,17 @@ class rlFunctionVectorEnv(VectorEnv):
     observationInfo = rlFunctionEnv.observationInfo
     actionInfo = rlFunctionEnv.actionInfo
 
-    # -- user calls ------------------------------------------------------------------------------
-    def _call_reset(self, mask: np.ndarray) -> Any:
+    # -- the batched user functions (the VectorEnv base owns autoreset, checks and the guard) -----
+    def reset_envs(self, mask: np.ndarray, seeds: List[Optional[int]], options: Optional[dict]) -> Tuple[Any, dict]:
         fn = self._reset_fn
         out = fn(self.EnvData, mask, rng=self.np_random) if self._reset_rng else fn(self.EnvData, mask)
         observation, data = functions.outputs(out, "ResetFcn", RESET_OUTPUTS)
         neutral = self._decode_obs(observation, "ResetFcn output InitialObservation")
         self.EnvData = data
-        return neutral
+        return neutral, {}
 
-    def reset(
-        self, *, seed: Union[None, int, Sequence[int]] = None, options: Optional[dict] = None
-    ) -> Tuple[Any, dict]:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise error(SpecError, "rlFunctionVectorEnv reset seed", "be an int or None (one Generator drives the batch)", seed, "Pass e.g. seed=0")
-        super().reset(seed=seed)
-        self._steps[:] = 0
-        self._needs_reset[:] = False
-        return self._call_reset(np.ones(self.num_envs, dtype=bool)), {}
-
-    def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step_envs(self, actions: Any, active: np.ndarray) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
         n = self.num_envs
-        if self.check_actions:
-            found = self._batch_act_space.mismatch(actions, "actions")
-            if found is not None:
-                raise error(ContractError, *found)
         value = self._encode_action(actions)
         fn = self._step_fn
         out = fn(value, self.EnvData, rng=self.np_random) if self._step_rng else fn(value, self.EnvData)
@@ -151,38 +124,9 @@ class rlFunctionVectorEnv(VectorEnv):
         obs = self._decode_obs(observation, "StepFcn output NextObservation")
         rewards = functions.to_rewards(reward, n)
         terminated = functions.to_dones(is_done, n)
-        self.EnvData = data
-        self._steps += 1
-        truncated = (
-            np.zeros(n, dtype=bool)
-            if self.MaxStepsPerEpisode is None
-            else (self._steps >= self.MaxStepsPerEpisode) & ~terminated
-        )
-        infos: dict = {}
-        if self.autoreset_mode == "next-step":
-            restart = self._needs_reset
-            if restart.any():  # these instances only reset this step; their action is ignored
-                obs = _merge(obs, self._call_reset(restart), restart)
-                rewards[restart] = 0.0
-                terminated[restart] = False
-                truncated[restart] = False
-                self._steps[restart] = 0
-            self._needs_reset = terminated | truncated
-        else:
-            ended = terminated | truncated
-            infos = {"final_obs": obs, "_final_obs": ended}
-            if ended.any():
-                obs = _merge(obs, self._call_reset(ended), ended)
-                self._steps[ended] = 0
-        return obs, rewards, terminated, truncated, infos
+        self.EnvData = data  # committed only once every output converted
+        return obs, rewards, terminated, np.zeros(n, dtype=bool), {}
 
     def __repr__(self) -> str:
         return f"<rlFunctionVectorEnv NumEnv={self.num_envs} autoreset={self.autoreset_mode}>"
 
-
-def _merge(current: Any, fresh: Any, mask: np.ndarray) -> Any:
-    """Rows of ``fresh`` where ``mask`` holds, else ``current`` (dicts per key)."""
-    if isinstance(current, dict):
-        return {k: _merge(current[k], fresh[k], mask) for k in current}
-    shaped = mask.reshape((-1,) + (1,) * (np.ndim(current) - 1))
-    return np.where(shaped, fresh, current)

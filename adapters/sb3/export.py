@@ -14,6 +14,8 @@ from typing import Any, Callable, Dict, Optional, Union
 from bridge.adapters.gymnasium.export import GymnasiumEnv, to_gymnasium
 from bridge.adapters.gymnasium.lowering import refuse
 from bridge.adapters.sb3.lowering import sb3_refusal
+from bridge.adapters.sb3.subproc import reporting_factory
+from bridge.adapters.sb3.subproc import vec_env_cls as sb3_vec_env_cls
 from bridge.compat import optional_import
 
 from bridge.env import Env
@@ -59,8 +61,9 @@ def make_vec_env(
 
     Args:
         env_or_id_or_factory: a registered id, a zero-argument factory of ``bridge.Env``, one
-            ``bridge.Env`` (``n_envs`` must be 1), a ``bridge.VectorEnv`` in "same-step" mode,
-            or a VectorEnv class (built with ``num_envs=n_envs, autoreset_mode="same-step"``).
+            ``bridge.Env`` (``n_envs`` must be 1), a ``bridge.VectorEnv`` of either autoreset
+            mode (presented with SB3's same-step conventions), or a VectorEnv class (built with
+            ``num_envs=n_envs``).
         n_envs: number of scalar envs (DummyVecEnv by default, or ``vec_env_cls``).
         seed: seeds the first reset (SB3's convention: env i gets ``seed + i``).
         vec_env_cls: SB3's ``DummyVecEnv`` or ``SubprocVecEnv`` for scalar envs. For
@@ -70,7 +73,7 @@ def make_vec_env(
     """
     source = env_or_id_or_factory
     if isinstance(source, type) and issubclass(source, VectorEnv):
-        source = source(num_envs=n_envs, autoreset_mode="same-step", **(env_kwargs or {}))
+        source = source(num_envs=n_envs, **(env_kwargs or {}))
     if isinstance(source, VectorEnv):
         return _batched(source, n_envs, seed, options)
     factory = _scalar_factory(source, n_envs, env_kwargs)
@@ -80,10 +83,10 @@ def make_vec_env(
     if not isinstance(source, Env):
         probe.close()
     make = functools.partial(_export, factory, options)
-    if vec_env_cls is SubprocVecEnv:  # worker faults name the env and the step (sb3_subproc)
-        from bridge.adapters.sb3.subproc import reporting_factory, reporting_vec_env_cls
-
-        make, vec_env_cls = reporting_factory(make), reporting_vec_env_cls(repr(probe.neutral))
+    if vec_env_cls is SubprocVecEnv:  # worker faults name the env and the step (subproc.py)
+        make = reporting_factory(make)
+    # SB3's own classes, checking each batch whole before any env moves (subproc.py)
+    vec_env_cls = sb3_vec_env_cls(vec_env_cls, repr(probe.neutral), probe.action_lowering.invalid_batch)
     return env_util.make_vec_env(
         make, n_envs=n_envs, seed=seed, vec_env_cls=vec_env_cls, vec_env_kwargs=vec_env_kwargs, monitor_dir=monitor_dir
     )
@@ -134,19 +137,12 @@ def _scalar_factory(source: Any, n_envs: int, env_kwargs: Optional[dict]) -> Opt
 def _batched(vector_env: VectorEnv, n_envs: int, seed: Optional[int], options: Dict[str, Any]) -> Any:
     from bridge.adapters.sb3.vec import BatchedVecEnv
 
-    if vector_env.autoreset_mode != "same-step":
-        raise refuse(
-            "vector env autoreset_mode for SB3",
-            "be 'same-step' (SB3 resets on the ending step)",
-            vector_env.autoreset_mode,
-            "Build the VectorEnv with autoreset_mode='same-step'",
-        )
     if n_envs not in (1, vector_env.num_envs):
         expectation = f"be 1 or the VectorEnv's num_envs ({vector_env.num_envs})"
         raise SpecError(message("make_vec_env n_envs", expectation, n_envs, "Size the VectorEnv itself"))
-    unknown = set(options) - {"image_layout", "check_actions"}
+    unknown = set(options) - {"image_layout", "check_actions", "float64_as_float32"}
     if unknown:
-        expectation = "be image_layout or check_actions"
+        expectation = "be image_layout, check_actions or float64_as_float32"
         raise SpecError(
             message("make_vec_env options for a VectorEnv", expectation, sorted(unknown), "Drop the other options")
         )

@@ -1,6 +1,9 @@
 """A neutral :class:`bridge.VectorEnv` as an SB3 ``VecEnv``, stepped as one numpy batch.
 
-SB3's conventions are kept: automatic reset on the ending step ("same-step"),
+The VectorEnv base presents its batch in SB3's "same-step" autoreset mode whatever mode it was
+built with, owns the lifecycle and the output checks; the export checks each batch of actions whole
+before any sub-env moves and presents float64 observations as float32 (the one float policy).
+SB3's conventions are kept: automatic reset on the ending step,
 ``info["terminal_observation"]``, ``info["TimeLimit.truncated"] = truncated and not terminated``
 and Monitor-style ``info["episode"] = {"r", "l", "t"}``. The only per-env Python work is a loop
 over the envs whose episode just ended. Envs with nothing to report share one read-only empty
@@ -27,14 +30,25 @@ from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
 __all__ = ["BatchedVecEnv"]
 
 _EMPTY = types.MappingProxyType({})  # the info of an env with nothing to report
+_FINAL = ("final_obs", "_final_obs", "final_info")  # the VectorEnv base's same-step autoreset keys
 
 
 class BatchedVecEnv(VecEnv):
     """The SB3 face of a same-step :class:`bridge.VectorEnv` (build it with ``make_vec_env``)."""
 
-    def __init__(self, vector_env: VectorEnv, *, image_layout: str = "CHW", check_actions: bool = True) -> None:
+    def __init__(
+        self,
+        vector_env: VectorEnv,
+        *,
+        image_layout: str = "CHW",
+        check_actions: bool = True,
+        float64_as_float32: bool = True,
+    ) -> None:
         self.neutral = vector_env
-        self.observation_lowering = lower(vector_env.single_observation_space, "observation", gymnasium, image_layout)
+        vector_env.autoreset_mode = "same-step"  # SB3 resets on the ending step; the base presents it
+        self.observation_lowering = lower(
+            vector_env.single_observation_space, "observation", gymnasium, image_layout, float64_as_float32
+        )
         self.action_lowering = lower(vector_env.single_action_space, "actions", gymnasium, image_layout)
         n = vector_env.num_envs
         self._encode = self.observation_lowering.encode_batch
@@ -60,6 +74,7 @@ class BatchedVecEnv(VecEnv):
         return self._encode(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
+        self.neutral.check_running()  # misuse is named before the actions
         if self._invalid is not None:
             bad = self._invalid(actions, "actions")
             if bad is None and np.shape(actions)[:1] != (self.num_envs,):
@@ -74,7 +89,7 @@ class BatchedVecEnv(VecEnv):
         self._actions = actions
 
     def step_wait(self) -> Any:
-        obs, rewards, terminated, truncated, infos = self.neutral.step(self._decode(self._actions))
+        obs, rewards, terminated, truncated, infos = self.neutral.step_validated(self._decode(self._actions))
         self._returns += rewards
         self._lengths += 1
         dones = terminated | truncated
@@ -82,14 +97,14 @@ class BatchedVecEnv(VecEnv):
         # infos of ended envs, which get their own dicts); building n dicts per step would cost
         # as much as stepping the whole batch
         out: List[Any] = [_EMPTY] * self.num_envs
-        if len(infos) > 2 or (infos and "final_obs" not in infos):
+        if len(infos) > len(_FINAL):  # the env reported something besides the autoreset keys
             _scatter(infos, out)
         ended = np.flatnonzero(dones)
         if ended.size:
-            self._finish(out, ended, infos["final_obs"], truncated & ~terminated)
+            self._finish(out, ended, infos["final_obs"], infos["final_info"], truncated & ~terminated)
         return self._encode(obs), rewards.astype(np.float32), dones, out
 
-    def _finish(self, out: List[Any], ended: np.ndarray, final_obs: Any, cut: np.ndarray) -> None:
+    def _finish(self, out: List[Any], ended: np.ndarray, final_obs: Any, final_info: List[Any], cut: np.ndarray) -> None:
         """SB3's end-of-episode keys for the ended envs (the only per-env loop, over them alone)."""
         final = self._encode(final_obs)
         now = round(time.time() - self._t_start, 6)
@@ -111,8 +126,8 @@ class BatchedVecEnv(VecEnv):
                 "TimeLimit.truncated": time_out,
                 "episode": {"r": ret, "l": length, "t": now},
             }
-            if out[i] is not _EMPTY:
-                info = {**out[i], **info}
+            if final_info[i]:  # SB3 shows the ending step's info (the new episode's is a reset info)
+                info = {**final_info[i], **info}
             out[i] = info
         self._returns[ended] = 0.0
         self._lengths[ended] = 0
@@ -141,7 +156,7 @@ class BatchedVecEnv(VecEnv):
 def _scatter(infos: dict, out: List[Any]) -> None:
     """Gymnasium's batched info layout (``key`` + ``_key`` mask) to SB3's list of dicts."""
     for key, value in infos.items():
-        if key.startswith("_") or key in ("final_obs", "final_info"):
+        if key.startswith("_") or key in _FINAL:
             continue
         mask = infos.get("_" + key)
         where = np.flatnonzero(mask).tolist() if mask is not None else range(len(out))

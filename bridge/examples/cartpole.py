@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
 from bridge import spaces
 from bridge.env import Env
-from bridge.vector import VectorEnv, _check_mode
+from bridge.vector import VectorEnv
 
 # Classic constants (Barto, Sutton & Anderson; identical to Gym's CartPole-v1)
 GRAVITY, CART_MASS, POLE_MASS, HALF_LENGTH, FORCE_MAG, TAU = 9.8, 1.0, 0.1, 0.5, 10.0, 0.02
@@ -103,65 +103,36 @@ class CartPole(Env):
 class CartPoleVector(VectorEnv):
     """``num_envs`` cart-poles stepped as one numpy batch (no per-env Python loop).
 
-    Same dynamics as :class:`CartPole`, truncation at ``max_episode_steps``, either autoreset mode.
-    The batch shares one Generator, seeded by ``reset(seed=int)``. The state is kept as four
-    contiguous rows (x, x_dot, theta, theta_dot), which is what makes the batch fast.
+    Same dynamics as :class:`CartPole`, truncation at ``max_episode_steps`` (by the VectorEnv base,
+    as its autoreset), either autoreset mode. The batch shares one Generator, seeded by
+    ``reset(seed=int)``. The state is kept as four contiguous rows (x, x_dot, theta, theta_dot),
+    which is what makes the batch fast.
     """
 
     def __init__(self, num_envs: int = 16, max_episode_steps: int = 500, autoreset_mode: str = "next-step") -> None:
         self.num_envs = int(num_envs)
         self.max_episode_steps = int(max_episode_steps)
-        self.autoreset_mode = _check_mode(autoreset_mode)
+        self.autoreset_mode = autoreset_mode
         self.single_observation_space = spaces.Box(-_HIGH, _HIGH, (4,), np.float32)
         self.single_action_space = spaces.Discrete(2)
         self.rows = np.zeros((4, self.num_envs), dtype=np.float64)
-        self.steps = np.zeros(self.num_envs, dtype=np.int64)
-        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
 
     @property
     def state(self) -> np.ndarray:
         """The (num_envs, 4) float64 state, as :class:`CartPole` holds it per env (a copy)."""
         return self.rows.T.copy()
 
-    def _obs(self) -> np.ndarray:
-        return self.rows.T.astype(np.float32)
+    def reset_envs(self, mask: np.ndarray, seeds: list, options: Optional[dict]) -> Tuple[np.ndarray, dict]:
+        if mask.all():
+            self.rows = self.np_random.uniform(-0.05, 0.05, size=(self.num_envs, 4)).T.copy()
+        else:
+            self.rows[:, mask] = self.np_random.uniform(-0.05, 0.05, size=(int(mask.sum()), 4)).T
+        return self.rows.T.astype(np.float32), {}
 
-    def reset(
-        self, *, seed: Union[None, int, Sequence[int]] = None, options: Optional[dict] = None
-    ) -> Tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
-        self.rows = self.np_random.uniform(-0.05, 0.05, size=(self.num_envs, 4)).T.copy()
-        self.steps[:] = 0
-        self._needs_reset[:] = False
-        return self._obs(), {}
-
-    def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step_envs(self, actions: Any, active: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         force = np.where(np.asarray(actions) == 1, FORCE_MAG, -FORCE_MAG)
         rows = self.rows
-        _euler_rows(rows, force)
-        self.steps += 1
+        _euler_rows(rows, force)  # every row: a sub-env about to reset is stepped too, then reset
         terminated = (np.abs(rows[0]) > X_LIMIT) | (np.abs(rows[2]) > THETA_LIMIT)
-        truncated = (self.steps >= self.max_episode_steps) & ~terminated
         rewards = np.ones(self.num_envs, dtype=np.float64)
-        obs = self._obs()
-        if self.autoreset_mode == "next-step":
-            restart = self._needs_reset
-            if restart.any():
-                rewards[restart] = 0.0
-                terminated[restart] = False
-                truncated[restart] = False
-                self._restart(restart)
-                obs[restart] = rows.T[restart].astype(np.float32)
-            self._needs_reset = terminated | truncated
-            return obs, rewards, terminated, truncated, {}
-        restart = terminated | truncated
-        infos = {"final_obs": obs, "_final_obs": restart}
-        if restart.any():
-            self._restart(restart)
-            obs = obs.copy()
-            obs[restart] = rows.T[restart].astype(np.float32)
-        return obs, rewards, terminated, truncated, infos
-
-    def _restart(self, mask: np.ndarray) -> None:
-        self.rows[:, mask] = self.np_random.uniform(-0.05, 0.05, size=(int(mask.sum()), 4)).T
-        self.steps[mask] = 0
+        return rows.T.astype(np.float32), rewards, terminated, np.zeros(self.num_envs, dtype=bool), {}

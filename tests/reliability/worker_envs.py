@@ -3,12 +3,15 @@
 :class:`Ticker` counts steps and never ends an episode. Built with ``fault`` it fails at step
 ``at_step`` (counted since the last reset, before that step runs), but only in the instance whose
 last seeded reset got ``only_seed`` (``None``: every instance) -- so with one factory for all
-workers and seeds ``seed + i``, exactly one worker fails.
+workers and seeds ``seed + i``, exactly one worker fails. Faults: raise, exit (``os._exit(3)``),
+segfault (SIGSEGV), hang, unpicklable (an info holding a lock, which cannot be pickled back).
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from typing import Any, Optional, Tuple
 
@@ -17,7 +20,7 @@ import numpy as np
 from bridge import spaces
 from bridge.env import Env
 
-FAULTS = (None, "build", "raise", "exit", "hang")
+FAULTS = (None, "build", "raise", "exit", "segfault", "hang", "unpicklable")
 
 
 class Ticker(Env):
@@ -45,7 +48,12 @@ class Ticker(Env):
                 raise RuntimeError("boom")
             if self.fault == "exit":
                 os._exit(3)
+            if self.fault == "segfault":
+                os.kill(os.getpid(), signal.SIGSEGV)
             if self.fault == "hang":
                 time.sleep(600)
+            if self.fault == "unpicklable":
+                self.steps += 1
+                return np.full(1, self.steps, dtype=np.float32), 0.0, False, False, {"handle": threading.Lock()}
         self.steps += 1
         return np.full(1, self.steps, dtype=np.float32), 0.0, False, False, {}

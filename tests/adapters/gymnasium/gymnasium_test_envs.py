@@ -162,20 +162,15 @@ class CapVector(VectorEnv):
         self.single_action_space = spaces.Discrete(2)
         self.count = np.zeros(num_envs, dtype=np.int64)
 
-    def reset(self, *, seed: Any = None, options: Optional[dict] = None) -> Tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
-        self.count[:] = 0
+    def reset_envs(self, mask: np.ndarray, seeds: Any, options: Optional[dict]) -> Tuple[np.ndarray, dict]:
+        self.count[mask] = 0
         return self.count[:, None].astype(np.float32), {}
 
-    def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
-        self.count += 1
+    def step_envs(self, actions: Any, active: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        self.count[active] += 1
         terminated = np.asarray(actions) == 1
         truncated = self.count >= self.cap
-        final = self.count[:, None].astype(np.float32)
-        done = terminated | truncated
-        self.count[done] = 0
-        info = {"final_obs": final, "_final_obs": done}
-        return self.count[:, None].astype(np.float32), np.ones(self.num_envs), terminated, truncated, info
+        return self.count[:, None].astype(np.float32), np.ones(self.num_envs), terminated, truncated, {}
 
 
 LOWERING_ENVS = {

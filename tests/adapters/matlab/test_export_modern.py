@@ -88,9 +88,12 @@ def test_ppo_learns_to_balance_the_matlab_cartpole():
 
 def test_vector_env_feeds_sb3_as_one_batch():
     n = 8
-    vec_env = make_vec_env(cp.make_vector_cartpole(n, MaxStepsPerEpisode=5), n_envs=n, seed=0)
+    neutral = cp.make_vector_cartpole(n, MaxStepsPerEpisode=5)
+    vec_env = make_vec_env(neutral, n_envs=n, seed=0)
     obs = vec_env.reset()
-    assert obs.shape == (n, 4, 1) and obs.dtype == np.float64
+    # the one float policy: MATLAB's "double" reaches SB3 as float32, rounded to nearest
+    assert obs.shape == (n, 4, 1) and obs.dtype == np.float32
+    assert np.array_equal(obs, cp.make_vector_cartpole(n, MaxStepsPerEpisode=5).reset(seed=0)[0].astype(np.float32))
     for t in range(5):
         obs, rewards, dones, infos = vec_env.step(np.arange(n) % 2 if t % 2 else 1 - np.arange(n) % 2)
     assert dones.all() and rewards.tolist() == [1.0] * n

@@ -110,6 +110,13 @@ def test_batched_refusals_name_the_output():
         "StepFcn output Reward must be 4 real numbers (one per instance), got array([1., 1., 1.], shape=(3,), dtype=float64). Return an array of shape (NumEnv,).",
     ):
         validateEnvironment(venv)
+    with raises_exactly(  # a refused output ends the batch's episodes: reset() first
+        ContractError,
+        "rlFunctionVectorEnv step() must come after reset() once a step failed, got step() after an error in "
+        "step() at step 1. Call reset() first.",
+    ):
+        venv.step(np.array([0, 1, 0, 1]))
+    venv.reset(seed=0)
     with raises_exactly(
         ContractError,
         "actions[1] must lie in [0, 1], got 2. Pick values inside nvec.",

@@ -176,13 +176,24 @@ def test_batched_vec_env_refuses_invalid_actions_without_stepping():
     assert neutral.count.tolist() == [0, 0, 0]
 
 
-def test_batched_vec_env_needs_same_step_autoreset():
-    with raises_exactly(
-        bridge.ConversionError,
-        "vector env autoreset_mode for SB3 must be 'same-step' (SB3 resets on the ending step), got next-step. "
-        "Build the VectorEnv with autoreset_mode='same-step'.",
-    ):
-        make_vec_env(CartPoleVector(num_envs=4))
+def test_a_next_step_vector_env_goes_into_sb3_with_sb3s_same_step_conventions():
+    # the VectorEnv base presents either autoreset mode: a next-step CartPoleVector is accepted
+    vec = make_vec_env(CartPoleVector(num_envs=4, max_episode_steps=6), seed=5)
+    reference = CartPoleVector(num_envs=4, max_episode_steps=6, autoreset_mode="same-step")
+    obs, expected = vec.reset(), reference.reset(seed=5)[0]
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(20):
+        assert np.array_equal(obs, expected)
+        actions = rng.integers(0, 2, 4)
+        obs, rewards, dones, infos = _step(vec, actions)
+        expected, _, terminated, truncated, ref_infos = reference.step(actions)
+        assert np.array_equal(dones, terminated | truncated)
+        for i in np.flatnonzero(dones):
+            ended += 1
+            assert np.array_equal(infos[i]["terminal_observation"], ref_infos["final_obs"][i])
+            assert infos[i]["TimeLimit.truncated"] is bool(truncated[i] and not terminated[i])
+    assert ended >= 4  # the 6-step cap ends every episode at least once
 
 
 def test_batched_cartpole_matches_the_neutral_batch_and_trains():

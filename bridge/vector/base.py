@@ -1,0 +1,369 @@
+"""The one VectorEnv base: subclasses step and reset sub-envs; the base owns everything else.
+
+A subclass implements two methods over numpy batches (sub-envs on the leading axis):
+
+* ``reset_envs(mask, seeds, options) -> (obs, infos)``: reset the sub-envs where the bool ``mask``
+  is True (``seeds[i]`` is the seed of sub-env ``i`` or None) and return a full batch of
+  observations (rows outside the mask are ignored) and Gymnasium-layout infos;
+* ``step_envs(actions, active) -> (obs, rewards, terminated, truncated, infos)``: step the sub-envs
+  where ``active`` is True with the already checked ``actions``; rows outside ``active`` are ignored
+  (a batched simulator may step them anyway).
+
+The base's ``reset`` and ``step`` own the rest, in every autoreset mode: the lifecycle (step before
+reset, after close, after a fault), seeds (``reset(seed=s)`` seeds ``self.np_random`` and gives
+sub-env ``i`` the seed ``s + i``), the action check of the whole batch before any sub-env moves (a
+bad slot is named by its index), output checks (rewards, flags, the observation batch), user
+exceptions (named with the env and the step), episode counters, ``max_episode_steps`` truncation,
+autoreset and final observations:
+
+* ``"next-step"`` (Gymnasium 1.x): the step after an episode ends resets that sub-env and ignores
+  its action (reward 0, flags False); the ending step returns the final observation;
+* ``"same-step"`` (SB3): the ending step resets at once and returns the first observation of the
+  new episode; the final observation is in ``infos["final_obs"]`` where ``infos["_final_obs"]`` is
+  True, the final infos (one dict per sub-env, None elsewhere) in ``infos["final_info"]``.
+
+The mode is a setting of the base, so every export takes a VectorEnv of either mode and presents
+the one its runtime wants (``autoreset_mode`` may change while no episode runs).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from bridge import checks, spaces
+from bridge.errors import BridgeError, ContractError, SpecError, error
+
+__all__ = ["VectorEnv", "AUTORESET_MODES", "VectorStepResult", "Seeds", "merge_infos"]
+
+AUTORESET_MODES = ("next-step", "same-step")
+VectorStepResult = Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]
+Seeds = Union[None, int, Sequence[Optional[int]]]
+NEW, RUNNING, BROKEN, CLOSED = 0, 1, 2, 3
+_FINAL = ("final_obs", "_final_obs", "final_info")
+
+
+def check_mode(mode: str) -> str:
+    if mode not in AUTORESET_MODES:
+        raise error(SpecError, "autoreset_mode", f"be one of {AUTORESET_MODES}", mode, "Pick one")
+    return mode
+
+
+class VectorEnv:
+    """``num_envs`` environments stepped as one numpy batch (see the module doc).
+
+    Subclasses set ``num_envs``, ``single_observation_space`` and ``single_action_space`` (and
+    optionally ``autoreset_mode``, ``max_episode_steps``, ``metadata``, ``render_mode``), and
+    implement :meth:`reset_envs` and :meth:`step_envs`; :meth:`close_envs` if they hold resources.
+    They do not override ``reset``, ``step`` or ``close``.
+    """
+
+    num_envs: int
+    single_observation_space: spaces.Space
+    single_action_space: spaces.Space
+    max_episode_steps: Optional[int] = None
+    check_actions: bool = True  # False: step() skips the action check (the batch still must fit)
+    metadata: Dict[str, Any] = {"render_modes": [], "render_fps": None}
+    render_mode: Optional[str] = None
+    _np_random: Optional[np.random.Generator] = None
+    _autoreset_mode: str = "next-step"
+    _state: int = NEW
+    _why: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        overridden = [name for name in ("reset", "step") if name in vars(cls)]
+        if overridden:
+            raise error(
+                SpecError,
+                f"VectorEnv subclass {cls.__name__}",
+                "implement reset_envs(mask, seeds, options) and step_envs(actions, active)",
+                f"an override of {', '.join(f'{n}()' for n in overridden)}",
+                "Rename them: the base's reset() and step() own autoreset, checks and the guard",
+            )
+
+    # -- settings --------------------------------------------------------------------------------
+    @property
+    def autoreset_mode(self) -> str:
+        """ "next-step" or "same-step" (see the module doc); settable while no episode runs."""
+        return self._autoreset_mode
+
+    @autoreset_mode.setter
+    def autoreset_mode(self, mode: str) -> None:
+        check_mode(mode)
+        if mode != self._autoreset_mode and self._state is RUNNING:
+            raise error(
+                ContractError,
+                f"{type(self).__name__}.autoreset_mode",
+                "change only before reset()",
+                f"{mode!r} while episodes run in {self._autoreset_mode!r} mode",
+                "Set it before the first reset(), or reset() right after setting it",
+            )
+        self._autoreset_mode = mode
+        if self._state is RUNNING:
+            self._state = NEW
+
+    @property
+    def observation_space(self) -> spaces.Space:
+        """The space of a batch of observations."""
+        self._bookkeeping()
+        return self._batch_spaces[0]
+
+    @property
+    def action_space(self) -> spaces.Space:
+        """The space of a batch of actions."""
+        self._bookkeeping()
+        return self._batch_spaces[1]
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The batch's one Generator; seeded by ``reset(seed=int)``."""
+        if self._np_random is None:
+            self._np_random = np.random.default_rng()
+        return self._np_random
+
+    @property
+    def episode_steps(self) -> np.ndarray:
+        """Steps of each sub-env's current episode (a copy)."""
+        self._bookkeeping()
+        return self._steps.copy()
+
+    # -- what subclasses implement ----------------------------------------------------------------
+    def reset_envs(self, mask: np.ndarray, seeds: List[Optional[int]], options: Optional[dict]) -> Tuple[Any, dict]:
+        raise NotImplementedError(f"{type(self).__name__}.reset_envs is not implemented")
+
+    def step_envs(self, actions: Any, active: np.ndarray) -> VectorStepResult:
+        raise NotImplementedError(f"{type(self).__name__}.step_envs is not implemented")
+
+    def close_envs(self) -> None:
+        """Release the sub-envs' resources (called once by :meth:`close`)."""
+
+    # -- the API ---------------------------------------------------------------------------------
+    def reset(self, *, seed: Seeds = None, options: Optional[dict] = None) -> Tuple[Any, Dict[str, Any]]:
+        """Reset every sub-env; ``seed=s`` seeds the batch's Generator and gives sub-env ``i`` ``s + i``."""
+        self._bookkeeping()
+        if self._state is CLOSED:
+            raise self._closed("reset")
+        seeds = self._seed_list(seed)
+        if seeds[0] is not None:
+            self._np_random = np.random.default_rng(seeds[0])
+        everyone = np.ones(self.num_envs, dtype=bool)
+        obs, infos = self._call("reset()", self.reset_envs, everyone, seeds, options)
+        self._check_batch(obs, infos, "reset")
+        self._steps[:] = 0
+        self._needs_reset[:] = False
+        self._calls = 0
+        self._state = RUNNING
+        return obs, infos
+
+    def step(self, actions: Any) -> VectorStepResult:
+        """Step every sub-env; the batch is checked whole (length and every slot) before any moves."""
+        self._running()
+        if self.check_actions:
+            found = self._check_actions(actions, "actions")
+            if found is not None:
+                raise error(ContractError, *found)
+        return self._advance(actions)
+
+    def step_validated(self, actions: Any) -> VectorStepResult:
+        """:meth:`step` for an export that checked ``actions`` in its runtime's terms (one check)."""
+        self._running()
+        return self._advance(actions)
+
+    def check_running(self) -> None:
+        """The lifecycle ContractError unless the batch can step (an export asks before its checks)."""
+        self._running()
+
+    def close(self) -> None:
+        """Close every sub-env; safe to call twice."""
+        if self._state is CLOSED:
+            return
+        self._state = CLOSED
+        self.close_envs()
+
+    def __enter__(self) -> VectorEnv:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} num_envs={self.num_envs} autoreset={self.autoreset_mode}>"
+
+    # -- the work --------------------------------------------------------------------------------
+    def _advance(self, actions: Any) -> VectorStepResult:
+        n, steps = self.num_envs, self._steps
+        restart = self._needs_reset if self._autoreset_mode == "next-step" else None
+        active = ~restart if restart is not None else np.ones(n, dtype=bool)
+        self._calls += 1
+        obs, rewards, terminated, truncated, infos = self._call(
+            f"step() at step {self._calls}", self.step_envs, actions, active
+        )
+        rewards, terminated, truncated = self._check_step(obs, rewards, terminated, truncated, infos)
+        steps[active] += 1
+        if self.max_episode_steps is not None:
+            truncated = truncated | ((steps >= self.max_episode_steps) & ~terminated & active)
+        if restart is not None:  # next-step: these sub-envs only reset this step
+            if restart.any():
+                obs, infos = self._restart(obs, infos, restart)
+                rewards = np.where(restart, 0.0, rewards)
+                terminated, truncated = terminated & ~restart, truncated & ~restart
+            self._needs_reset = terminated | truncated
+            return obs, rewards, terminated, truncated, infos
+        ended = terminated | truncated
+        final_info: List[Optional[dict]] = [None] * n
+        if ended.any():
+            final_info = _rows(infos, ended)
+            final = obs
+            obs, infos = self._restart(obs, infos, ended)
+            infos = dict(infos, final_obs=final, _final_obs=ended, final_info=final_info)
+        else:
+            infos = dict(infos, final_obs=obs, _final_obs=ended, final_info=final_info)
+        return obs, rewards, terminated, truncated, infos
+
+    def _restart(self, obs: Any, infos: dict, mask: np.ndarray) -> Tuple[Any, dict]:
+        """Reset the sub-envs in ``mask`` and merge their first observations and infos in."""
+        fresh, fresh_infos = self._call("reset() (autoreset)", self.reset_envs, mask, [None] * self.num_envs, None)
+        self._check_batch(fresh, fresh_infos, "reset")
+        self._steps[mask] = 0
+        return _merge(obs, fresh, mask), merge_infos(infos, fresh_infos, mask)
+
+    def _call(self, what: str, fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except BridgeError:
+            self._break(f"an error in {what}")
+            raise
+        except Exception as e:
+            self._break(f"an exception in {what}")
+            raise error(
+                ContractError,
+                f"{type(self).__name__} {what}",
+                "run without raising",
+                f"{type(e).__name__}: {e}",
+                "Fix the env; the original exception and its traceback are chained as __cause__",
+            ) from e
+
+    # -- checks ------------------------------------------------------------------------------------
+    def _bookkeeping(self) -> None:
+        """Counters, masks and precomputed checks, made on first use (subclasses need not call
+        ``super().__init__``) and again when ``num_envs`` or the spaces change."""
+        key = (self.num_envs, id(self.single_observation_space), id(self.single_action_space))
+        if getattr(self, "_bookkept", None) == key:
+            return
+        n = self.num_envs
+        self._steps = np.zeros(n, dtype=np.int64)
+        self._needs_reset = np.zeros(n, dtype=bool)
+        self._calls = 0
+        self._check_obs = checks.batch_check(self.single_observation_space, n, full=False)
+        self._check_actions = checks.batch_check(self.single_action_space, n, full=True)
+        self._batch_spaces = (
+            spaces.batch_space(self.single_observation_space, n),
+            spaces.batch_space(self.single_action_space, n),
+        )
+        self._bookkept = key
+
+    def _running(self) -> None:
+        self._bookkeeping()
+        if self._state is not RUNNING:
+            if self._state is CLOSED:
+                raise self._closed("step")
+            expectation, actual = "come after reset()", "step() before the first reset()"
+            if self._state is BROKEN:
+                expectation, actual = "come after reset() once a step failed", f"step() after {self._why}"
+            raise error(ContractError, f"{type(self).__name__} step()", expectation, actual, "Call reset() first")
+
+    def _closed(self, method: str) -> BridgeError:
+        return error(
+            ContractError,
+            f"{type(self).__name__} {method}()",
+            "not be called after close()",
+            f"{method}() on a closed env",
+            "Make a new env",
+        )
+
+    def _break(self, why: str) -> None:
+        if self._state is not CLOSED:
+            self._state, self._why = BROKEN, why
+
+    def _check_batch(self, obs: Any, infos: Any, where: str) -> None:
+        found = self._check_obs(obs, f"{type(self).__name__} {where} observations")
+        if found is None and not isinstance(infos, dict):
+            found = (f"{type(self).__name__} {where} infos", "be a dict", type(infos).__name__, "Return {}")
+        if found is not None:
+            self._break(f"a refused {where} output")
+            raise error(ContractError, *found)
+
+    def _check_step(self, obs: Any, rewards: Any, terminated: Any, truncated: Any, infos: Any) -> tuple:
+        n, name = self.num_envs, type(self).__name__
+        if not (type(rewards) is np.ndarray and rewards.dtype.kind in "iuf" and rewards.shape == (n,)):
+            self._break("a refused step() output")
+            got = f"{rewards!r}" if np.ndim(rewards) == 0 else f"shape {np.shape(rewards)}"
+            fix = f"Return one reward per sub-env: an array of shape ({n},)"
+            raise error(ContractError, f"{name} step() rewards", f"be a float64 array of shape ({n},)", got, fix)
+        for label, flags in (("terminated", terminated), ("truncated", truncated)):
+            if not (type(flags) is np.ndarray and flags.dtype == np.bool_ and flags.shape == (n,)):
+                self._break("a refused step() output")
+                got = f"{flags!r}" if np.ndim(flags) == 0 else f"{np.asarray(flags).dtype} of shape {np.shape(flags)}"
+                fix = f"Return one bool per sub-env: an array of dtype bool and shape ({n},)"
+                raise error(ContractError, f"{name} step() {label}", f"be a bool array of shape ({n},)", got, fix)
+        self._check_batch(obs, infos, "step")
+        return (rewards if rewards.dtype == np.float64 else rewards.astype(np.float64)), terminated, truncated
+
+    def _seed_list(self, seed: Seeds) -> List[Optional[int]]:
+        n = self.num_envs
+        if seed is None:
+            return [None] * n
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
+            return [int(seed) + i for i in range(n)]
+        if isinstance(seed, (list, tuple)) and len(seed) == n:
+            ok = all(s is None or (isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0) for s in seed)
+            if ok:
+                return [None if s is None else int(s) for s in seed]
+        fix = "Pass seed=0, or one non-negative int (or None) per sub-env"
+        raise error(SpecError, f"{type(self).__name__} reset seed", f"be an int >= 0 or a list of {n}", repr(seed), fix)
+
+
+def _merge(current: Any, fresh: Any, mask: np.ndarray) -> Any:
+    """Rows of ``fresh`` where ``mask`` holds, else ``current`` (dicts and tuples per entry)."""
+    if isinstance(current, dict):
+        return {k: _merge(current[k], fresh[k], mask) for k in current}
+    if isinstance(current, tuple):
+        return tuple(_merge(c, f, mask) for c, f in zip(current, fresh))
+    out = np.array(current, copy=True)
+    out[mask] = fresh[mask]
+    return out
+
+
+def _rows(infos: dict, mask: np.ndarray) -> List[Optional[dict]]:
+    """One info dict per sub-env in ``mask`` (None elsewhere), from Gymnasium's vector layout."""
+    out: List[Optional[dict]] = [None] * len(mask)
+    keys = [k for k in infos if not k.startswith("_") and k not in _FINAL]
+    for i in np.flatnonzero(mask).tolist():
+        out[i] = {k: infos[k][i] for k in keys if infos.get("_" + k, np.ones(len(mask), bool))[i]}
+    return out
+
+
+def merge_infos(infos: dict, fresh: dict, mask: np.ndarray) -> dict:
+    """``infos`` with the rows of ``fresh`` (Gymnasium's vector layout) where ``mask`` holds."""
+    if not fresh:
+        return infos
+    out = dict(infos)
+    n = len(mask)
+    for key, value in fresh.items():
+        if key.startswith("_"):
+            continue
+        given = fresh.get("_" + key, np.ones(n, bool)) & mask
+        if key not in out:
+            out[key] = np.array(value, copy=True)
+            out["_" + key] = given.copy()
+            continue
+        column = np.asarray(out[key])
+        if column.dtype != np.asarray(value).dtype:
+            column = column.astype(object)
+        column = np.array(column, copy=True)
+        column[given] = np.asarray(value)[given]
+        out[key] = column
+        out["_" + key] = out.get("_" + key, np.ones(n, bool)) | given
+    return out

@@ -1,0 +1,160 @@
+"""One worker process per env behind the VectorEnv base (``bridge.vectorize(workers="process")``).
+
+The workers run :func:`bridge.workers.serve`; the parent supervises them with one
+:class:`bridge.workers.Pool`: a worker that raises, dies (``os._exit``, a crash in native code, the
+OOM killer, killed while idle), sends a reply that cannot be pickled, or stays silent past
+``timeout`` is a :class:`~bridge.errors.ContractError` naming the env index and the step, raised at
+once; that pool's workers are terminated and joined, so nothing hangs and nothing is left running.
+The batch is checked whole by the base before any worker is sent anything. numpy and the standard
+library only; ``env_fn`` must pickle (a class, a module-level function or a ``functools.partial``
+of one: spawn/forkserver workers import it).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from bridge import spaces
+from bridge.env import Env
+from bridge.errors import SpecError, error
+from bridge.vector.base import VectorStepResult
+from bridge.vector.sync import ScalarBatch, check_scalar_step, merge_env_infos, same_spaces
+from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, raised, serve, stop_processes, unpicklable
+
+__all__ = ["ProcessVectorEnv"]
+
+
+def _describe(env: Env) -> Tuple[Any, ...]:
+    return (env.observation_space, env.action_space, env.metadata, env.render_mode, repr(env))
+
+
+class ProcessVectorEnv(ScalarBatch):
+    """Scalar envs, each in its own process, stepped in parallel behind the batched interface.
+
+    Same observations, rewards, flags, infos and autoreset semantics as
+    :class:`~bridge.vector.sync.SyncVectorEnv`.
+
+    Args:
+        env_fns: picklable zero-argument factories, one per env.
+        autoreset_mode: "next-step" or "same-step".
+        timeout: seconds a worker may take to answer one reset or step call (default 60; None
+            waits as long as the worker lives; a dead worker is seen at once either way).
+            Building an env has a longer deadline (frameworks may import first).
+        start_method: "spawn" or "forkserver" (default: forkserver where available, else spawn).
+            "fork" is refused: it is unsafe with threads in the parent (TensorFlow, torch).
+    """
+
+    def __init__(
+        self,
+        env_fns: Sequence[Callable[[], Env]],
+        autoreset_mode: str = "next-step",
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        start_method: Optional[str] = None,
+    ) -> None:
+        self.autoreset_mode = autoreset_mode
+        self.timeout = check_timeout(timeout, "vectorize")
+        if not env_fns:
+            raise error(SpecError, "vectorize num_envs", "be >= 1", 0, "Pass at least one env")
+        context = mp.get_context(_start_method(start_method))
+        self.num_envs = len(env_fns)
+        conns: List[Any] = []
+        processes: List[Any] = []
+        for env_fn in env_fns:
+            parent_end, child_end = context.Pipe()
+            process = context.Process(target=serve, args=(child_end, env_fn, _describe), daemon=True)
+            try:
+                process.start()  # pickles env_fn here, in this process
+            except Exception as e:
+                parent_end.close()
+                stop_processes(processes)  # the ones already started
+                for conn in conns:
+                    conn.close()
+                fix = "Pass a class, a module-level function or a functools.partial of one"
+                fix += " (not a lambda or a local function)"
+                got = f"{type(e).__name__}: {e}"
+                raise error(SpecError, "vectorize env_fn", "pickle for worker processes", got, fix) from e
+            finally:
+                child_end.close()  # only the worker holds it now: its death reads as EOF here
+            conns.append(parent_end)
+            processes.append(process)
+        names = [f"env {i}" for i in range(self.num_envs)]
+        self.pool = Pool(processes, conns, names, self.timeout, self._where, "ProcessVectorEnv")
+        replies = self.pool.gather(range(self.num_envs), "build", "at construction")
+        described = [self._reply(i, reply, "build") for i, reply in enumerate(replies)]
+        self.pool.names = [f"env {i} ({d[4]})" for i, d in enumerate(described)]
+        same_spaces([(d[0], d[1]) for d in described], self.close)
+        self.single_observation_space, self.single_action_space, self.metadata, self.render_mode, _ = described[0]
+
+    def reset_envs(self, mask: np.ndarray, seeds: List[Optional[int]], options: Optional[dict]) -> Tuple[Any, dict]:
+        self.pool.require_open()
+        chosen = np.flatnonzero(mask).tolist()
+        for i in chosen:
+            self.pool.send(i, ("reset", (seeds[i], options)))
+        return self._reset_replies(chosen)
+
+    def step_envs(self, actions: Any, active: np.ndarray) -> VectorStepResult:
+        self.pool.require_open()
+        n, space = self.num_envs, self.single_action_space
+        chosen = np.flatnonzero(active).tolist()
+        for i in chosen:
+            self.pool.send(i, ("step", spaces.iterate(space, actions, i)))
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=bool)
+        truncated = np.zeros(n, dtype=bool)
+        infos: List[Optional[dict]] = [None] * n
+        for i, reply in zip(chosen, self.pool.gather(chosen, "step")):
+            out = check_scalar_step(self._reply(i, reply, "step"), self.pool.name(i))
+            obs, rewards[i], terminated[i], truncated[i], infos[i] = out
+            self._keep(i, obs, "step", self.pool.name(i))
+        return self._stack(), rewards, terminated, truncated, merge_env_infos(infos, n)
+
+    @property
+    def processes(self) -> List[Any]:
+        """The worker processes (for tests and tools that watch them)."""
+        return self.pool.processes
+
+    def close_envs(self) -> None:
+        """Ask every worker to close its env, then terminate any that does not exit."""
+        if not self.pool.closed:
+            for conn in self.pool.conns:
+                try:
+                    conn.send(("close", None))
+                except (OSError, ValueError):
+                    pass  # that worker is gone already
+        self.pool.stop(grace=1.0)
+
+    # -- replies ---------------------------------------------------------------------------------
+    def _reset_replies(self, chosen: List[int]) -> Tuple[Any, dict]:
+        infos: List[Optional[dict]] = [None] * self.num_envs
+        for i, reply in zip(chosen, self.pool.gather(chosen, "reset", None)):
+            obs, infos[i] = self._reply(i, reply, "reset")
+            self._keep(i, obs, "reset", self.pool.name(i))
+        return self._stack(), merge_env_infos(infos, self.num_envs)
+
+    def _reply(self, i: int, reply: Any, call: str) -> Any:
+        if reply[0] == "error":
+            _, kind, text = reply
+            complaint = unpicklable(call, text) if kind == "unpicklable" else raised(call, text)
+            self.pool.fault(i, complaint, "at construction" if call == "build" else None)
+        return reply[1]
+
+    def _where(self, i: int) -> str:
+        steps = int(self.episode_steps[i])
+        return f"at reset (after step {steps})" if self._needs_reset[i] else f"at step {steps + 1}"
+
+
+def _start_method(start_method: Optional[str]) -> str:
+    methods = mp.get_all_start_methods()
+    start_method = start_method or ("forkserver" if "forkserver" in methods else "spawn")
+    if start_method not in ("spawn", "forkserver") or start_method not in methods:
+        raise error(
+            SpecError,
+            "vectorize start_method",
+            "be 'spawn' or 'forkserver' (available here)",
+            repr(start_method),
+            "Pass start_method='spawn'",
+        )
+    return start_method

@@ -1,0 +1,244 @@
+"""Worker supervision: the one wait loop and the one set of fault messages for env worker processes.
+
+Used by ``bridge.vectorize(workers="process")``, SB3's ``SubprocVecEnv`` (through the sb3 export) and
+DreamerV2's ``common.Async`` (through the dreamerv2 export); each keeps its runtime's own worker
+loop where it has one and adds only this. A :class:`Pool` watches its workers' pipes *and* process
+sentinels at once, so a worker that raises, exits, crashes, is killed (even while idle), sends a
+reply that cannot be pickled, or stays silent past the timeout becomes a
+:class:`~bridge.errors.ContractError` naming the env, the moment and the cause, at once. A fault
+poisons that pool only: its workers are terminated and joined (nothing is left running, no pipe
+holds a stale reply) and every later call says so; other pools in the process go on.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+import traceback
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from bridge.errors import ContractError, SpecError, error
+
+__all__ = [
+    "Pool",
+    "DEFAULT_TIMEOUT",
+    "BUILD_TIMEOUT",
+    "check_timeout",
+    "raised",
+    "died",
+    "timed_out",
+    "unpicklable",
+    "describe",
+    "stop_processes",
+    "serve",
+]
+
+DEFAULT_TIMEOUT = 60.0  # seconds a worker may take to answer one reset/step before it counts as hung
+BUILD_TIMEOUT = 300.0  # building an env may import heavy frameworks first (TensorFlow, torch)
+_CALLS = {"build": "constructor", "start": "constructor", "reset": "reset()", "step": "step()"}
+Complaint = Tuple[str, str, str]  # (expectation, actual, fix) of the house sentence
+
+
+# -- what a failed worker is told --------------------------------------------------------------
+def raised(call: str, error_text: str) -> Complaint:
+    """The env raised ``error_text`` ("<Type>: <message>") in ``call`` ("step", "reset", "build")."""
+    return f"{call} without raising", error_text, f"Fix the error in the env's {_CALLS.get(call, call)}"
+
+
+def unpicklable(call: str, error_text: str) -> Complaint:
+    """The worker's reply to ``call`` (observation, info, ...) cannot be pickled back."""
+    expectation = f"send a {call} reply that pickles (observation, reward, flags and info)"
+    return expectation, error_text, "Keep info values plain (numbers, strings, arrays, dicts of them)"
+
+
+def died(process: Any) -> Complaint:
+    """The worker ``process`` is gone (joined briefly for its exit code)."""
+    process.join(1.0)
+    code = process.exitcode
+    how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+    fix = "Find what ends the process in the env (os._exit, a crash in native code, running out of memory)"
+    return "keep its worker process alive", f"the worker died ({how})", fix
+
+
+def timed_out(call: str, timeout: float) -> Complaint:
+    """The worker did not answer ``call`` within ``timeout`` seconds."""
+    expectation = f"answer a {call} call within {timeout:g} s"
+    fix = "Find where the env blocks, or pass a larger timeout"
+    return expectation, "no answer (the worker is still running)", fix
+
+
+def describe(exc: BaseException) -> str:
+    """``"<Type>: <message>"`` of the innermost ``raise ... from`` cause: the user's own exception."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return f"{type(exc).__name__}: {exc}"
+
+
+def check_timeout(timeout: Optional[float], owner: str) -> Optional[float]:
+    """``timeout`` if it is None or seconds > 0, else the house SpecError."""
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
+        raise error(SpecError, f"{owner} timeout", "be None or seconds > 0", repr(timeout), "Pass e.g. timeout=30")
+    return timeout
+
+
+def stop_processes(processes: Sequence[Any], grace: float = 0.0) -> None:
+    """Join each process for up to ``grace`` seconds in all, then terminate (and kill) the rest."""
+    deadline = time.monotonic() + grace
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(2.0)
+        if process.is_alive():  # ignored SIGTERM
+            process.kill()
+            process.join()
+
+
+class Pool:
+    """The supervision of one pool of worker processes (the parent side).
+
+    Args:
+        processes, conns: the workers and the parent's pipe ends, by index.
+        names: how messages name each worker's env, by index (e.g. "env 1 (<CartPole>)").
+        timeout: seconds one reset/step call may take; None waits as long as the worker lives.
+        where: ``where(index) -> str``, the moment a fault happened (e.g. "at step 3").
+        owner: how the poisoned-pool message names the pool's owner.
+        on_fault: called first when the pool is poisoned (the owner marks itself closed).
+    """
+
+    def __init__(
+        self,
+        processes: Sequence[Any],
+        conns: Sequence[Any],
+        names: Sequence[str],
+        timeout: Optional[float],
+        where: Callable[[int], str],
+        owner: str,
+        on_fault: Optional[Callable[[], None]] = None,
+    ) -> None:
+        self.processes, self.conns, self.names = list(processes), list(conns), list(names)
+        self.timeout, self.where, self.owner, self.on_fault = timeout, where, owner, on_fault
+        self.closed = False
+        self.failure = ""
+
+    def name(self, index: int) -> str:
+        return self.names[index] if index < len(self.names) else f"env {index}"
+
+    def require_open(self) -> None:
+        """The ContractError of a closed or poisoned pool."""
+        if self.closed:
+            actual = f"a pool poisoned by: {self.failure}" if self.failure else "a closed env"
+            raise error(ContractError, self.owner, "be open to step or reset", actual, "Build a new one")
+
+    def send(self, index: int, message: Any) -> None:
+        """Send ``message`` to worker ``index``; a worker that is gone is a fault, not a BrokenPipeError."""
+        try:
+            self.conns[index].send(message)
+        except (OSError, ValueError):
+            self.fault(index, died(self.processes[index]))
+
+    def receive(self, index: int, call: str, when: Optional[str] = None) -> Any:
+        """Worker ``index``'s reply to ``call``, watching every worker of the pool while waiting."""
+        return self.gather([index], call, when)[0]
+
+    def gather(self, indices: Sequence[int], call: str, when: Optional[str] = None) -> List[Any]:
+        """The replies of the listed workers to ``call``, in order; the first fault raises.
+
+        Replies are the raw objects the workers sent; :meth:`check_reply` is the caller's to apply
+        when the worker loop reports errors in band. ``when`` overrides ``where(index)``.
+        """
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        if call == "build":
+            deadline = time.monotonic() + BUILD_TIMEOUT
+        replies: Dict[int, Any] = {}
+        pending = list(dict.fromkeys(indices))
+        sentinels = [p.sentinel for p in self.processes]
+        while pending:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready = wait([self.conns[i] for i in pending] + sentinels, remaining)
+            if not ready:
+                self.fault(pending[0], timed_out(call, BUILD_TIMEOUT if call == "build" else self.timeout), when)
+            for i in list(pending):
+                conn = self.conns[i]
+                if conn in ready or (self.processes[i].sentinel in ready and conn.poll(0)):
+                    try:
+                        replies[i] = conn.recv()
+                    except (EOFError, OSError):
+                        self.fault(i, died(self.processes[i]), when)
+                    except Exception as e:  # noqa: BLE001 - a reply that does not unpickle here
+                        self.fault(i, unpicklable(call, describe(e)), when)
+                    pending.remove(i)
+            for i, sentinel in enumerate(sentinels):  # a worker of this pool died meanwhile
+                if sentinel in ready and not self.conns[i].poll(0):
+                    self.fault(i, died(self.processes[i]), when)
+        return [replies[i] for i in indices]
+
+    def fault(self, index: int, complaint: Complaint, when: Optional[str] = None) -> None:
+        """Poison this pool (every worker terminated and joined), then raise the ContractError."""
+        expectation, actual, fix = complaint
+        subject = f"{self.name(index)} {when if when is not None else self.where(index)}"
+        self.failure = f"{subject}: {actual}"
+        if self.on_fault is not None:
+            self.on_fault()
+        self.stop(grace=0.0)
+        raise error(ContractError, subject, expectation, actual, f"{fix}; every worker of this pool is closed")
+
+    def stop(self, grace: float) -> None:
+        """Terminate and join every worker, close every pipe end; safe to call twice."""
+        self.closed = True
+        stop_processes(self.processes, grace)
+        for conn in self.conns:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+
+# -- the worker side (our own loop, for bridge.vectorize(workers="process")) ----------------------
+def serve(conn: Connection, env_fn: Callable[[], Any], describe_env: Callable[[Any], Any]) -> None:
+    """Build one env and serve ``(command, payload)`` requests until told to close.
+
+    Replies are ``("ok", result)`` or ``("error", kind, "<Type>: <message>")`` with kind "raised"
+    (the env raised: reported, not raised, so the parent can name the env and the step) or
+    "unpicklable" (the result could not be pickled). ``command`` is "reset" ``(seed, options)``,
+    "step" ``action`` or "close".
+    """
+    try:
+        env = env_fn()
+        conn.send(("ok", describe_env(env)))
+    except Exception as e:  # noqa: BLE001 - reported to the parent
+        _send_error(conn, "raised", describe(e))
+        return
+    try:
+        while True:
+            command, payload = conn.recv()
+            if command == "close":
+                break
+            try:
+                if command == "step":
+                    obs, reward, terminated, truncated, info = env.step(payload)
+                    result: Any = (obs, reward, terminated, truncated, info)
+                else:  # "reset"
+                    seed, options = payload
+                    result = env.reset(seed=seed, options=options)
+            except Exception as e:  # noqa: BLE001 - reported to the parent
+                traceback.print_exc()
+                _send_error(conn, "raised", describe(e))
+                continue
+            try:
+                reply = pickle.dumps(("ok", result), protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception as e:  # noqa: BLE001 - an info the parent could never read
+                _send_error(conn, "unpicklable", describe(e))
+                continue
+            conn.send_bytes(reply)
+    except (EOFError, KeyboardInterrupt):  # the parent went away
+        pass
+    finally:
+        env.close()
+        conn.close()
+
+
+def _send_error(conn: Connection, kind: str, text: str) -> None:
+    conn.send(("error", kind, text))
