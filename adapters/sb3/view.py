@@ -3,8 +3,10 @@
 What is checked is what SB3 hands to an algorithm: the auto-reset observation stream with
 ``info["terminal_observation"]`` on episode ends, and ``done`` + ``info["TimeLimit.truncated"]``
 for the flags (one "done", so both-flags steps read as terminated: ``both_flags = False``).
-SB3 stores rewards as float32; the view checks SB3's value equals float32 of the export's reward
-and reports the export's exact Python float (tapped inside the VecEnv) for the bit-exact rule.
+Observations are ``to_sb3``'s own, float64 presented as float32 (the one float policy): the view
+compares them with the tape through the same lowering's ``expected``. SB3 stores rewards as
+float32; the view checks SB3's value equals float32 of the export's reward and reports the export's
+exact Python float (tapped inside the VecEnv) for the bit-exact rule.
 """
 
 from __future__ import annotations
@@ -27,15 +29,16 @@ class SB3View(View):
     def __init__(self, env: Env) -> None:
         from stable_baselines3.common.env_util import make_vec_env
 
-        # float64 observations reach SB3 rounded to float32 by default: the one announced
-        # rounding (docs/episode-ends.md); the view replays the exact stream instead
-        self.export = to_sb3(env, float64_as_float32=False)
+        self.export = to_sb3(env)  # exactly what SB3 trains on (float64 presented as float32)
         self._tap = _reward_tap(self.export)
         # SB3's own make_vec_env: DummyVecEnv + Monitor around the (tapped) export
         self.vec = make_vec_env(lambda: self._tap, n_envs=1)
         self._pending: Any = None  # the observation SB3's auto-reset already produced
         self._decode = self.export.observation_lowering.decode
         self._encode_action = self.export.action_lowering.encode
+
+    def expected(self, obs: Any) -> Any:
+        return self.export.observation_lowering.expected(obs)
 
     def _first(self, batch: Any) -> Any:
         if isinstance(batch, dict):

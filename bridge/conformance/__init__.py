@@ -7,7 +7,12 @@ view available in this interpreter. :mod:`bridge.conformance.suite` is a pytest 
 from __future__ import annotations
 
 from bridge.conformance.replay import (
+    Agreement,
     Divergence,
+    Failure,
+    Refusal,
+    Unavailable,
+    Verdict,
     NeutralView,
     View,
     available_views,
@@ -23,7 +28,12 @@ __all__ = [
     "record",
     "View",
     "NeutralView",
+    "Verdict",
+    "Agreement",
     "Divergence",
+    "Failure",
+    "Refusal",
+    "Unavailable",
     "make_view",
     "available_views",
     "replay",

@@ -16,11 +16,17 @@ import numpy as np
 from bridge import runtimes
 from bridge.conformance.tape import Tape, leaves
 from bridge.env import Env
+from bridge.errors import BridgeError
 
 __all__ = [
     "View",
     "NeutralView",
+    "Verdict",
+    "Agreement",
     "Divergence",
+    "Failure",
+    "Refusal",
+    "Unavailable",
     "make_view",
     "replay",
     "verify",
@@ -104,17 +110,65 @@ def make_view(name: str, env: Env) -> View:
     return runtimes.load(runtimes.get(name).view)(env)
 
 
-class Divergence:
+class Verdict:
+    """What one view made of a tape: ``kind`` is "agrees", "DIVERGES", "FAILS", "refused" or
+    "unavailable"; ``failed`` is True for the first two failures (a divergence or an error mid-tape)."""
+
+    kind = ""
+
+    def __init__(self, view: str, detail: str = "") -> None:
+        self.view, self.detail = view, detail
+
+    @property
+    def failed(self) -> bool:
+        return self.kind in ("DIVERGES", "FAILS")
+
+    @property
+    def agrees(self) -> bool:
+        return self.kind == "agrees"
+
+    def __str__(self) -> str:
+        return f"{self.view}: {self.kind}" + (f" {self.detail}" if self.detail else "")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self})"
+
+
+class Agreement(Verdict):
+    """The view replayed the whole tape bit for bit."""
+
+    kind = "agrees"
+
+
+class Refusal(Verdict):
+    """The export refused the env (a documented refusal; ``detail`` is the export's own message)."""
+
+    kind = "refused"
+
+
+class Unavailable(Verdict):
+    """The view cannot run in this interpreter (``detail`` says what to install)."""
+
+    kind = "unavailable"
+
+
+class Failure(Verdict):
+    """The export raised mid-tape (``detail``: where, and the error)."""
+
+    kind = "FAILS"
+
+
+class Divergence(Verdict):
     """The first place a view disagrees with the tape."""
 
+    kind = "DIVERGES"
+
     def __init__(self, view: str, where: str, field: str, expected: Any, got: Any) -> None:
-        self.view, self.where, self.field, self.expected, self.got = view, where, field, expected, got
+        self.where, self.field, self.expected, self.got = where, field, expected, got
+        super().__init__(view, f"{where}: {field} expected {expected!r}, got {got!r}")
 
     def __str__(self) -> str:
         return f"{self.view}: {self.where}: {self.field} expected {self.expected!r}, got {self.got!r}"
-
-    def __repr__(self) -> str:
-        return f"Divergence({self})"
 
 
 def _compare_obs(tape: Tape, expected: Any, got: Any) -> Optional[Tuple[str, Any, Any]]:
@@ -141,27 +195,40 @@ def _copy(value: Any) -> Any:
     return np.array(value, copy=True) if isinstance(value, (np.ndarray, np.generic)) else value
 
 
-def replay(view: View, tape: Tape, *, snapshot_at: Optional[int] = None, detour: int = 20) -> Optional[Divergence]:
-    """Feed ``tape`` to ``view``; return the first :class:`Divergence`, or None when all agree.
+def replay(view: View, tape: Tape, *, snapshot_at: Optional[int] = None, detour: int = 20) -> Verdict:
+    """Feed ``tape`` to ``view``: an :class:`Agreement`, the first :class:`Divergence`, or a
+    :class:`Failure` when the export raised mid-tape (naming where).
 
     With ``snapshot_at`` (an action index), the view snapshots there, runs ``detour`` tape actions
     off the record, restores, and must then continue exactly as recorded (RNG included).
     """
+    try:
+        return _replay(view, tape, snapshot_at, detour)
+    except _Mid as e:
+        where, cause = e.args
+        return Failure(view.name, f"at {where}: {type(cause).__name__}: {cause}")
+
+
+class _Mid(Exception):
+    """An exception raised by a view during replay, with where it happened."""
+
+
+def _replay(view: View, tape: Tape, snapshot_at: Optional[int], detour: int) -> Verdict:
     kept: List[Tuple[str, Any, Any]] = []  # (where, returned object, copy at return time)
     action_index = 0
     for i, entry in enumerate(tape.entries):
         where = f"reset after step {action_index - 1}" if i else "reset(seed)"
         if entry.kind == "reset":
-            obs = view.reset(tape.seed if i == 0 else None)
+            obs = _call(where, view.reset, tape.seed if i == 0 else None)
             found = _compare_obs(tape, view.expected(entry.obs), obs)
             if found:
                 return Divergence(view.name, where, *found)
             kept.append((where, obs, _copy(obs)))
             continue
         if snapshot_at is not None and action_index == snapshot_at:
-            _detour(view, tape, action_index, detour)
+            _call(f"the snapshot detour at step {action_index}", _detour, view, tape, action_index, detour)
         where = f"step {action_index}"
-        obs, reward, terminated, truncated = view.step(tape.actions[action_index])
+        obs, reward, terminated, truncated = _call(where, view.step, tape.actions[action_index])
         action_index += 1
         found = _compare_obs(tape, view.expected(entry.obs), obs)
         if found:
@@ -179,7 +246,14 @@ def replay(view: View, tape: Tape, *, snapshot_at: Optional[int] = None, detour:
         found = _compare_obs(tape, at_return, returned)
         if found:
             return Divergence(view.name, where, found[0] + " (mutated after it was returned)", found[1], found[2])
-    return None
+    return Agreement(view.name)
+
+
+def _call(where: str, fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except Exception as e:
+        raise _Mid(where, e) from e
 
 
 def _detour(view: View, tape: Tape, start: int, length: int) -> None:
@@ -197,16 +271,28 @@ def _detour(view: View, tape: Tape, start: int, length: int) -> None:
 
 def verify(
     make_env: Callable[[], Env], tape: Tape, views: Optional[List[str]] = None, *, snapshot_at: Optional[int] = None
-) -> Dict[str, Any]:
-    """Replay ``tape`` through ``views`` (default: all available). Returns name -> None (agrees),
-    a :class:`Divergence`, or a string saying why the view is unavailable."""
+) -> Dict[str, Verdict]:
+    """Replay ``tape`` through ``views`` (default: every view of the runtime table): name -> a
+    :class:`Verdict` for every view, never an exception: agrees, DIVERGES (step and field), FAILS
+    (an error mid-tape), refused (the export's own error for this env) or unavailable (why)."""
     status = available_views()
-    results: Dict[str, Any] = {}
+    results: Dict[str, Verdict] = {}
     for name in views or list(status):
-        if status.get(name, "unknown view"):
-            results[name] = f"unavailable: {status.get(name, 'unknown view')}"
+        if name not in status:
+            known = ", ".join(sorted(status))
+            results[name] = Unavailable(name, f"no view is called {name!r} (known: {known})")
             continue
-        view = make_view(name, make_env())
+        if status[name]:
+            results[name] = Unavailable(name, status[name])
+            continue
+        try:
+            view = make_view(name, make_env())
+        except BridgeError as e:  # the export's own refusal of this env
+            results[name] = Refusal(name, f"{type(e).__name__}: {e}")
+            continue
+        except Exception as e:
+            results[name] = Failure(name, f"building the view: {type(e).__name__}: {e}")
+            continue
         try:
             results[name] = replay(view, tape, snapshot_at=snapshot_at)
         finally:

@@ -21,7 +21,7 @@ def test_check_passes_every_example_on_every_available_target(env_id, capsys):
 
 
 def test_check_names_every_defect_of_a_broken_env_and_fails(capsys):
-    assert main(["check", "broken_envs:ManyDefects", "--target", "core", "--json"]) == 1
+    assert main(["check", "toy_envs.broken:ManyDefects", "--target", "core", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["targets"] == {"core": False}
     assert [p["message"] for p in report["problems"]] == [
@@ -45,4 +45,4 @@ def test_conform_reports_a_divergence_with_a_non_zero_exit(tmp_path, capsys):
     main(["conform", "envbridge/GridWorld-v0", "--record", tape, "--steps", "30"])
     # replaying GridWorld's tape against a different env must diverge at the first reset
     assert main(["conform", "envbridge/PointMass-v0", "--verify", tape, "--view", "neutral"]) == 1
-    assert "  neutral    DIVERGES  neutral: reset(seed): observation" in capsys.readouterr().out
+    assert "  neutral    DIVERGES  reset(seed): observation" in capsys.readouterr().out

@@ -8,30 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import require
+from toy_envs.scripted import EndsOnStepTwo
 
 import bridge
-from bridge import spaces
 
 CASES = {"terminated": (True, False), "truncated": (False, True), "both": (True, True)}
-
-
-class Scripted(bridge.Env):
-    """Step 1 is ordinary; step 2 ends the episode with the scripted (terminated, truncated)."""
-
-    def __init__(self, flags=(False, False)) -> None:
-        self.observation_space = spaces.Box(0.0, 10.0, (1,), np.float32)
-        self.action_space = spaces.Discrete(2)
-        self.flags, self.t = flags, 0
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self.t = 0
-        return np.zeros(1, np.float32), {}
-
-    def step(self, action):
-        self.t += 1
-        end = self.flags if self.t == 2 else (False, False)
-        return np.full(1, float(self.t), np.float32), 1.0, end[0], end[1], {}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -39,7 +20,7 @@ def test_gymnasium_five_tuple(case):
     require("gymnasium")
     from bridge.adapters.gymnasium import to_gymnasium
 
-    env = to_gymnasium(Scripted(CASES[case]))
+    env = to_gymnasium(EndsOnStepTwo(CASES[case]))
     env.reset(seed=0)
     env.step(0)
     _, _, terminated, truncated, _ = env.step(0)
@@ -55,7 +36,7 @@ def test_sb3_dummy_vec_env(case):
     from bridge.adapters.sb3 import to_sb3
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    vec = DummyVecEnv([lambda: to_sb3(Scripted(CASES[case]))])
+    vec = DummyVecEnv([lambda: to_sb3(EndsOnStepTwo(CASES[case]))])
     vec.reset()
     vec.step(np.array([0]))
     obs, _, dones, infos = vec.step(np.array([0]))
@@ -68,7 +49,7 @@ def test_sb3_batched_vec_env(case):
     require("stable_baselines3")
     from bridge.adapters.sb3 import make_vec_env
 
-    vec = make_vec_env(bridge.vectorize(lambda: Scripted(CASES[case]), 2, autoreset_mode="same-step"), n_envs=2)
+    vec = make_vec_env(bridge.vectorize(lambda: EndsOnStepTwo(CASES[case]), 2, autoreset_mode="same-step"), n_envs=2)
     vec.reset()
     vec.step(np.array([0, 0]))
     obs, _, dones, infos = vec.step(np.array([0, 1]))
@@ -86,7 +67,7 @@ def test_gym_023_four_tuple(case):
     require("gym")
     from bridge.adapters.gym import to_gym
 
-    env = to_gym(Scripted(CASES[case]))
+    env = to_gym(EndsOnStepTwo(CASES[case]))
     env.reset(seed=0)
     env.step(0)
     _, _, done, info = env.step(0)
@@ -105,7 +86,7 @@ def test_dreamerv2_gym_wrapper_chain(case):
     require("dreamerv2")
     from bridge.adapters.dreamerv2 import to_dreamerv2
 
-    chain = to_dreamerv2(Scripted(CASES[case]))  # GymWrapper -> ResizeImage -> OneHotAction -> TimeLimit
+    chain = to_dreamerv2(EndsOnStepTwo(CASES[case]))  # GymWrapper -> ResizeImage -> OneHotAction -> TimeLimit
     chain.reset()
     one_hot = {"action": np.array([1.0, 0.0], np.float32)}
     chain.step(one_hot)
@@ -121,10 +102,10 @@ def test_matlab_is_done_and_sim_experience(case):
     from bridge.adapters.matlab import rlSimulationOptions, sim
     from bridge.adapters.matlab.view import MatlabView
 
-    view = MatlabView(bridge.TimeLimit(Scripted(CASES[case]), 50))  # the facade, one flag
+    view = MatlabView(bridge.TimeLimit(EndsOnStepTwo(CASES[case]), 50))  # the facade, one flag
     view.reset(0)
     view.step(np.int64(0))
     _, _, is_done, _ = view.step(np.int64(0))
     assert is_done is MATLAB_EXPECTED[case][0]
-    experience = sim(Scripted(CASES[case]), lambda obs: np.int64(0), rlSimulationOptions(MaxSteps=10))[0]
+    experience = sim(EndsOnStepTwo(CASES[case]), lambda obs: np.int64(0), rlSimulationOptions(MaxSteps=10))[0]
     assert int(np.asarray(experience.IsDone)[-1]) == MATLAB_EXPECTED[case][1]

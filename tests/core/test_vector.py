@@ -6,33 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import raises_exactly
+from toy_envs.scripted import Countdown
 
 import bridge
 from bridge import spaces
 from bridge.errors import ContractError, SpecError
 from bridge.examples import CartPole, CartPoleVector
 from bridge.examples.cartpole import dynamics, fallen
-
-
-class Countdown(bridge.Env):
-    """Episode i lasts ``length`` steps and then terminates; obs = remaining steps."""
-
-    def __init__(self, length: int = 2) -> None:
-        self.observation_space = spaces.Box(0, 100, (1,), np.int64)
-        self.action_space = spaces.Discrete(2)
-        self.length = length
-        self.left = length
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self.left = self.length
-        return np.array([self.left]), {"fresh": True}
-
-    def step(self, action):
-        if int(action) == 1 and self.left == 1:
-            raise ValueError("bad luck")
-        self.left -= 1
-        return np.array([self.left]), float(action), self.left == 0, False, {"left": self.left}
 
 
 def test_next_step_autoreset_returns_final_obs_then_resets_on_the_following_step():

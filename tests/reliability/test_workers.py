@@ -6,7 +6,7 @@ Each runtime's process workers -- ``bridge.vectorize(workers="process")`` (every
 killed while idle, an unpicklable reply, a hang past the timeout) into a ContractError naming the
 env, the step and the cause within 5 s, close that pool's workers (no process left), refuse later
 calls, and leave other pools running. A short batch is refused before any worker is sent anything.
-The failing env is :class:`worker_envs.Ticker`: one factory for all workers; only the worker reset
+The failing env is :class:`toy_envs.workers.Ticker`: one factory for all workers; only the worker reset
 with seed 11 fails, at its step 4 (3 steps done since the reset). pytest-timeout guards each test.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 from support import raises_exactly, require
-from worker_envs import Ticker
+from toy_envs.workers import Ticker
 
 import bridge
 from bridge.errors import ContractError, SpecError

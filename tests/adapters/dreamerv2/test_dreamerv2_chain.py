@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import sys
 
 import numpy as np
 import pytest
 from support import raises_exactly, require
+from toy_envs.scripted import DictEndsAsTold
 
 gym = require("gym")
 tf = require("tensorflow")
@@ -35,26 +35,6 @@ from bridge.examples import CartPole, GoalReach, GridWorld, MultiModal, PixelGri
 api = load_dreamerv2()  # once per session: TensorFlow's import is slow
 common = api.common
 EXAMPLES = [GridWorld, PointMass, PixelGrid, MultiModal, GoalReach, CartPole]
-
-
-class Scripted(Env):
-    """Ends exactly as told: ``ends[i]`` = (terminated, truncated) of step i+1."""
-
-    def __init__(self, ends, action_space=None):
-        self.observation_space = S.Dict(pos=S.Box(-1.0, 1.0, (2,), np.float32))
-        self.action_space = action_space or S.Discrete(3, start=-1)
-        self.ends, self.t, self.actions = list(ends), 0, []
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self.t = 0
-        return {"pos": np.zeros(2, np.float32)}, {}
-
-    def step(self, action):
-        self.actions.append(action)
-        terminated, truncated = self.ends[self.t % len(self.ends)]
-        self.t += 1
-        return {"pos": np.full(2, 0.5, np.float32)}, 1.0, terminated, truncated, {}
 
 
 class Awkward(Env):
@@ -125,16 +105,16 @@ def test_check_fails_an_env_that_breaks_its_space_and_reports_lowering_refusals(
     # the export itself refuses the float64 observation (dtype and shape are checked at every export)
     assert [p.check for p in report.errors] == ["export"]
     assert report.errors[0].message == "Liar step observation must have dtype float32, got dtype float64."
-    refused = check(Scripted([(False, False)], S.Box(-np.inf, np.inf, (1,), np.float32)))
+    refused = check(DictEndsAsTold([(False, False)], S.Box(-np.inf, np.inf, (1,), np.float32)))
     assert [p.message for p in refused.errors] == [
         "action[0] must have finite bounds for DreamerV2's NormalizeAction (it passes unbounded "
         "dims through unscaled), got [-inf, inf]."
     ]
-    assert check(Scripted([(False, False)], S.Box(-np.inf, np.inf, (1,), np.float32)), action_bounds=(-4, 4)).ok
+    assert check(DictEndsAsTold([(False, False)], S.Box(-np.inf, np.inf, (1,), np.float32)), action_bounds=(-4, 4)).ok
 
 
 def test_soft_one_hot_is_refused_by_dreamerv2_and_does_not_advance_the_env():
-    env = Scripted([(False, False)])
+    env = DictEndsAsTold([(False, False)])
     chain = to_dreamerv2(env, seed=0)
     chain.reset()
     soft = {"action": np.array([0.5, 0.5, 0.0], np.float32)}
@@ -146,7 +126,7 @@ def test_soft_one_hot_is_refused_by_dreamerv2_and_does_not_advance_the_env():
 
 
 def test_out_of_range_continuous_action_raises_before_the_env_moves():
-    env = Scripted([(False, False)], S.Box(-2.0, 2.0, (2,), np.float32))
+    env = DictEndsAsTold([(False, False)], S.Box(-2.0, 2.0, (2,), np.float32))
     chain = to_dreamerv2(env)
     chain.reset()
     text = (
@@ -159,7 +139,7 @@ def test_out_of_range_continuous_action_raises_before_the_env_moves():
 
 
 def test_failed_export_leaves_nothing_half_wrapped():
-    env = Scripted([(False, False)], S.Tuple([S.Discrete(2), S.Box(-1, 1, (1,))]))
+    env = DictEndsAsTold([(False, False)], S.Tuple([S.Discrete(2), S.Box(-1, 1, (1,))]))
     before = dict(vars(env))
     with pytest.raises(ConversionError):
         to_dreamerv2(env)
@@ -179,14 +159,14 @@ def test_episode_ends_time_out_is_last_only_termination_both():
     one_hot = {"action": np.array([1.0, 0.0, 0.0], np.float32)}
     rows = []
     for end in ends:  # one episode per ending: a step after the end is refused (bridge.guard)
-        chain = to_dreamerv2(Scripted([end]))
+        chain = to_dreamerv2(DictEndsAsTold([end]))
         first = chain.reset()
         assert (first["reward"], first["is_first"], first["is_last"], first["is_terminal"]) == (0.0, True, False, False)
         o = chain.step(one_hot)
         rows.append((o["is_first"], o["is_last"], o["is_terminal"]))
     assert rows == [(False, False, False), (False, True, False), (False, True, True), (False, True, True)]
     assert all(type(v) is bool for row in rows for v in row)
-    cut = to_dreamerv2(Scripted([(False, False)]), time_limit=2)
+    cut = to_dreamerv2(DictEndsAsTold([(False, False)]), time_limit=2)
     cut.reset()
     assert [(o["is_last"], o["is_terminal"]) for o in (cut.step(one_hot) for _ in range(2))] == [
         (False, False),
@@ -307,22 +287,9 @@ def test_differential_one_seed_one_tape_three_identical_streams(cls):
         assert n[1:] == g[1:] == d[1:], (cls.__name__, i, n[1:], g[1:], d[1:])
 
 
-def _give_up(signum, frame):
-    raise TimeoutError("the DreamerV2 worker did not answer (common.Async waits forever on a dead worker)")
-
-
+@pytest.mark.timeout(120)  # a dead worker must fail this test, not hang CI
 @pytest.mark.parametrize("parallel", ["thread", "process"])
 def test_parallel_builds_the_whole_chain_in_the_worker(parallel):
-    previous = signal.signal(signal.SIGALRM, _give_up)
-    signal.alarm(120)  # a dead worker must fail this test, not hang CI
-    try:
-        _drive_parallel(parallel)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def _drive_parallel(parallel):
     env = "envbridge/GridWorld-v0" if parallel == "process" else GridWorld()
     remote = to_dreamerv2(env, parallel=parallel, seed=5)
     local = to_dreamerv2(GridWorld(), seed=5)

@@ -7,6 +7,7 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 from support import raises_exactly, require
+from toy_envs.scripted import EndsAsTold
 
 gym = require("gym")
 env_checker = require("gym.utils.env_checker")
@@ -15,31 +16,11 @@ from bridge.adapters.gym import GymEnv, register, to_gym, to_gym_space  # noqa: 
 
 import bridge  # noqa: E402
 from bridge import spaces  # noqa: E402
-from bridge.env import Env, TimeLimit  # noqa: E402
+from bridge.env import TimeLimit  # noqa: E402
 from bridge.errors import ContractError, ConversionError  # noqa: E402
 from bridge.examples import CartPole, GoalReach, GridWorld, MultiModal, PixelGrid, PointMass  # noqa: E402
 
 EXAMPLES = [GridWorld, PointMass, PixelGrid, MultiModal, GoalReach, CartPole]
-
-
-class Scripted(Env):
-    """Ends exactly as told: ``ends[i]`` = (terminated, truncated) of step i+1."""
-
-    def __init__(self, ends, action_space=None):
-        self.observation_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
-        self.action_space = action_space or spaces.Discrete(3, start=-1)
-        self.ends, self.t, self.actions = list(ends), 0, []
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self.t = 0
-        return self.np_random.uniform(-1, 1, 2).astype(np.float32), {}
-
-    def step(self, action):
-        self.actions.append(action)
-        terminated, truncated = self.ends[self.t]
-        self.t += 1
-        return np.zeros(2, np.float32), 0.5, terminated, truncated, {"t": self.t}
 
 
 @pytest.mark.parametrize("cls", EXAMPLES, ids=lambda c: c.__name__)
@@ -93,7 +74,7 @@ def test_multidiscrete_with_start_is_refused_with_the_path():
 
 
 def test_step_returns_the_gym_4_tuple_and_maps_episode_ends():
-    env = to_gym(Scripted([(False, False), (False, True), (True, False), (True, True)]))
+    env = to_gym(EndsAsTold([(False, False), (False, True), (True, False), (True, True)]))
     env.reset(seed=0)
     rows = []
     for _ in range(4):
@@ -105,7 +86,7 @@ def test_step_returns_the_gym_4_tuple_and_maps_episode_ends():
 
 
 def test_neutral_time_limit_through_gym_make_is_a_time_out_not_a_termination():
-    register("envbridge-test/Scripted-v0", lambda **kw: Scripted([(False, False)] * 5), max_episode_steps=2)
+    register("envbridge-test/Scripted-v0", lambda **kw: EndsAsTold([(False, False)] * 5), max_episode_steps=2)
     env = gym.make("envbridge-test/Scripted-v0")
     env.reset(seed=1)
     assert env.step(1)[2] is False
@@ -137,7 +118,7 @@ def test_one_generator_reset_seed_and_legacy_seed_reach_the_neutral_env():
 
 
 def test_invalid_action_raises_and_does_not_advance_the_env():
-    neutral = Scripted([(False, False)] * 5)
+    neutral = EndsAsTold([(False, False)] * 5)
     env = to_gym(neutral)
     env.reset(seed=0)
     with raises_exactly(ContractError, "action must lie in [-1, 1], got 2. Pick one of the 3 values from -1."):
@@ -154,7 +135,7 @@ def test_invalid_action_raises_and_does_not_advance_the_env():
 
 
 def test_box_actions_accept_lists_and_same_kind_casts_only():
-    neutral = Scripted([(False, False)] * 5, spaces.Box(-1.0, 1.0, (2,), np.float32))
+    neutral = EndsAsTold([(False, False)] * 5, spaces.Box(-1.0, 1.0, (2,), np.float32))
     env = to_gym(neutral)
     env.reset(seed=0)
     env.step([0.5, -0.25])
@@ -165,7 +146,7 @@ def test_box_actions_accept_lists_and_same_kind_casts_only():
     ):
         env.step(np.array([0.0, 3.0]))
     assert len(neutral.actions) == 1
-    unchecked = to_gym(Scripted([(False, False)] * 5, spaces.Box(-1.0, 1.0, (2,), np.float32)), check_actions=False)
+    unchecked = to_gym(EndsAsTold([(False, False)] * 5, spaces.Box(-1.0, 1.0, (2,), np.float32)), check_actions=False)
     unchecked.reset()
     unchecked.step(np.array([0.0, 3.0]))  # the opt-out: no validation
 

@@ -10,13 +10,15 @@ from support import raises_exactly, require
 
 gymnasium = require("gymnasium")
 
-import gymnasium_test_envs as test_envs  # noqa: E402
 from bridge.adapters.gymnasium import register, to_gymnasium, to_gymnasium_vector  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.vector import AutoresetMode  # noqa: E402
+from toy_envs import lowering as test_envs  # noqa: E402
 
 import bridge  # noqa: E402
 from bridge.examples import EXAMPLE_IDS, CartPoleVector  # noqa: E402
+
+test_envs.register()
 
 CHECKED_IDS = sorted(EXAMPLE_IDS) + sorted(test_envs.LOWERING_ENVS) + ["envbridge-test/Hybrid-v0"]
 
@@ -124,7 +126,7 @@ def test_both_flags_pass_through_to_gymnasium():
 
 
 def test_register_makes_the_export_under_gymnasiums_time_limit():
-    register("envbridge-test/RegisteredCap-v0", "gymnasium_test_envs:CapEnv", max_episode_steps=2)
+    register("envbridge-test/RegisteredCap-v0", "toy_envs.lowering:CapEnv", max_episode_steps=2)
     env = gymnasium.make("envbridge-test/RegisteredCap-v0")
     assert isinstance(env, gymnasium.wrappers.TimeLimit) and env.spec.max_episode_steps == 2
     assert isinstance(env.unwrapped, bridge.adapters.gymnasium.GymnasiumEnv)

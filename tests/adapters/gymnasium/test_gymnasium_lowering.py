@@ -8,12 +8,14 @@ from support import raises_exactly, require
 
 gymnasium = require("gymnasium")
 
-import gymnasium_test_envs as test_envs  # noqa: E402
 from bridge.adapters.gymnasium import to_gymnasium  # noqa: E402
+from toy_envs import lowering as test_envs  # noqa: E402
 
 import bridge  # noqa: E402
 from bridge import spaces  # noqa: E402
 from bridge.examples import EXAMPLE_IDS  # noqa: E402
+
+test_envs.register()
 
 ALL_IDS = sorted(EXAMPLE_IDS) + sorted(test_envs.LOWERING_ENVS) + ["envbridge-test/Hybrid-v0"]
 

@@ -1,4 +1,4 @@
-"""Envs with deliberate defects, importable as ``broken_envs:<Name>`` by the CLI tests."""
+"""Envs with deliberate defects, importable as ``toy_envs.broken:<Name>`` by the CLI tests."""
 
 from __future__ import annotations
 

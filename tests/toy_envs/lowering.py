@@ -1,7 +1,7 @@
 """Small neutral envs whose spaces need lowering (shared by the gymnasium and sb3 tests).
 
-Each is registered under ``envbridge-test/...`` so its export has a spec (Gymnasium's checker then
-rebuilds it for every render mode instead of warning).
+:func:`register` registers each under ``envbridge-test/...`` so its export has a spec (Gymnasium's
+checker then rebuilds it for every render mode instead of warning).
 """
 
 from __future__ import annotations
@@ -179,7 +179,11 @@ LOWERING_ENVS = {
     "envbridge-test/TupleObs-v0": TupleObsEnv,
     "envbridge-test/ImageObs-v0": ImageObsEnv,
 }
-for _id, _cls in LOWERING_ENVS.items():
-    bridge.register(_id, _cls, max_episode_steps=20)
-bridge.register("envbridge-test/Hybrid-v0", HybridActionEnv, max_episode_steps=20)
-bridge.register("envbridge-test/Cap-v0", CapEnv, max_episode_steps=3)
+
+
+def register() -> None:
+    """Register the envs above under their test ids (each test module that uses an id calls it)."""
+    for env_id, cls in LOWERING_ENVS.items():
+        bridge.register(env_id, cls, max_episode_steps=20)
+    bridge.register("envbridge-test/Hybrid-v0", HybridActionEnv, max_episode_steps=20)
+    bridge.register("envbridge-test/Cap-v0", CapEnv, max_episode_steps=3)

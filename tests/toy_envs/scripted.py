@@ -1,0 +1,89 @@
+"""Envs that end exactly as scripted, for the episode-end, gym, DreamerV2 and vector tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import bridge
+from bridge import spaces
+from bridge.env import Env
+
+
+class EndsAsTold(Env):
+    """Ends exactly as told: ``ends[i]`` = (terminated, truncated) of step i+1."""
+
+    def __init__(self, ends, action_space=None):
+        self.observation_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.action_space = action_space or spaces.Discrete(3, start=-1)
+        self.ends, self.t, self.actions = list(ends), 0, []
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return self.np_random.uniform(-1, 1, 2).astype(np.float32), {}
+
+    def step(self, action):
+        self.actions.append(action)
+        terminated, truncated = self.ends[self.t]
+        self.t += 1
+        return np.zeros(2, np.float32), 0.5, terminated, truncated, {"t": self.t}
+
+
+class DictEndsAsTold(Env):
+    """Ends exactly as told: ``ends[i]`` = (terminated, truncated) of step i+1."""
+
+    def __init__(self, ends, action_space=None):
+        self.observation_space = spaces.Dict(pos=spaces.Box(-1.0, 1.0, (2,), np.float32))
+        self.action_space = action_space or spaces.Discrete(3, start=-1)
+        self.ends, self.t, self.actions = list(ends), 0, []
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return {"pos": np.zeros(2, np.float32)}, {}
+
+    def step(self, action):
+        self.actions.append(action)
+        terminated, truncated = self.ends[self.t % len(self.ends)]
+        self.t += 1
+        return {"pos": np.full(2, 0.5, np.float32)}, 1.0, terminated, truncated, {}
+
+
+class EndsOnStepTwo(bridge.Env):
+    """Step 1 is ordinary; step 2 ends the episode with the scripted (terminated, truncated)."""
+
+    def __init__(self, flags=(False, False)) -> None:
+        self.observation_space = spaces.Box(0.0, 10.0, (1,), np.float32)
+        self.action_space = spaces.Discrete(2)
+        self.flags, self.t = flags, 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        end = self.flags if self.t == 2 else (False, False)
+        return np.full(1, float(self.t), np.float32), 1.0, end[0], end[1], {}
+
+
+class Countdown(bridge.Env):
+    """Episode i lasts ``length`` steps and then terminates; obs = remaining steps."""
+
+    def __init__(self, length: int = 2) -> None:
+        self.observation_space = spaces.Box(0, 100, (1,), np.int64)
+        self.action_space = spaces.Discrete(2)
+        self.length = length
+        self.left = length
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.left = self.length
+        return np.array([self.left]), {"fresh": True}
+
+    def step(self, action):
+        if int(action) == 1 and self.left == 1:
+            raise ValueError("bad luck")
+        self.left -= 1
+        return np.array([self.left]), float(action), self.left == 0, False, {"left": self.left}
