@@ -16,8 +16,10 @@ import numpy as np
 from bridge.adapters.dreamerv2.export import DreamerReadyEnv
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
 
+from bridge import spaces
 from bridge.conformance.replay import StepOut, View
 from bridge.env import Env
+from bridge.errors import ConversionError, error
 
 
 class DreamerV2View(View):
@@ -28,6 +30,7 @@ class DreamerV2View(View):
 
     def __init__(self, env: Env) -> None:
         common = load_dreamerv2().common
+        _refuse_float64_actions(env.action_space)
         self.ready = DreamerReadyEnv(env)
         chain = common.ResizeImage(common.GymWrapper(self.ready))
         self.discrete = self.ready.action_lowering.discrete
@@ -64,3 +67,17 @@ class DreamerV2View(View):
     def close(self) -> None:
         self.ready.close()
 
+
+
+def _refuse_float64_actions(space: spaces.Space) -> None:
+    """A tape of float64 actions cannot pass DreamerV2's float32 action space bit for bit."""
+    inner = space["action"] if isinstance(space, spaces.Dict) and list(space.keys()) == ["action"] else space
+    if isinstance(inner, spaces.Box) and inner.dtype.itemsize > 4:
+        raise error(
+            ConversionError,
+            "the dreamerv2 view's action space",
+            "be a Box of float32 or narrower to replay a tape bit for bit (DreamerV2's actions are float32)",
+            repr(space),
+            "Replay this env's tapes through the other views; training is unaffected (every float32 action "
+            "DreamerV2 sends decodes exactly)",
+        )
