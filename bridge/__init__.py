@@ -54,4 +54,3 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return runtimes.load(_LAZY[name])
     raise AttributeError(f"module 'bridge' has no attribute {name!r}")
-

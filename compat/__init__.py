@@ -34,4 +34,6 @@ def optional_import(name: str, purpose: str = "") -> ModuleType:
     except ImportError as e:
         top = name.split(".")[0]
         need = f"be installed for {purpose}" if purpose else "be installed"
-        raise MissingDependencyError(message(f"the package {top!r}", need, f"ImportError: {e}", install_hint(top))) from e
+        raise MissingDependencyError(
+            message(f"the package {top!r}", need, f"ImportError: {e}", install_hint(top))
+        ) from e

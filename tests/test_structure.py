@@ -113,6 +113,15 @@ def test_the_project_has_no_import_cycle_even_through_imports_inside_functions()
     assert _cycles() == []
 
 
+def test_every_source_folder_is_a_package_the_wheel_finds():
+    missing = []
+    for folder in FOLDERS.values():
+        for dirpath, _, names in os.walk(os.path.join(ROOT, folder)):
+            if "__pycache__" not in dirpath and any(n.endswith(".py") for n in names) and "__init__.py" not in names:
+                missing.append(os.path.relpath(dirpath, ROOT))
+    assert missing == []
+
+
 def test_no_module_is_over_400_lines():
     long = {}
     for module, path in MODULES.items():

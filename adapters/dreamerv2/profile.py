@@ -358,4 +358,3 @@ def check(env: Any, *, seed: int = 0, size: Sequence[int] = (64, 64), action_bou
 def dreamerv2_profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
     """The "dreamerv2" target of :func:`bridge.check` (``options``: size, action_bounds)."""
     _profile(env, report, seed, **options)
-

@@ -68,7 +68,6 @@ class DreamerV2View(View):
         self.ready.close()
 
 
-
 def _refuse_float64_actions(space: spaces.Space) -> None:
     """A tape of float64 actions cannot pass DreamerV2's float32 action space bit for bit."""
     inner = space["action"] if isinstance(space, spaces.Dict) and list(space.keys()) == ["action"] else space

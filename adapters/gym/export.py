@@ -196,5 +196,3 @@ def register(id: str, entry_point: Any, max_episode_steps: Optional[int] = None,
         raise SpecError(message("max_episode_steps", "be an int >= 1 or None", max_episode_steps, "Pass e.g. 100"))
     factory = functools.partial(make_gym, entry_point, max_episode_steps)
     gym.envs.registration.register(id=id, entry_point=factory, kwargs=dict(kwargs or {}))
-
-

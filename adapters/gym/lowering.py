@@ -65,7 +65,7 @@ def lower(space: spaces.Space, path: str) -> Lowering:
     return Lowering(space, target, encode, decode, invalid, identity=encode is same and decode is same)
 
 
-def _lower(space: spaces.Space) -> "tuple[Fn, Fn, Check]":
+def _lower(space: spaces.Space) -> tuple[Fn, Fn, Check]:
     """(encode, decode, invalid) of one neutral space, recursively."""
     if isinstance(space, spaces.Dict):
         parts = [(key, _lower(sub)) for key, sub in space.items()]
@@ -104,7 +104,7 @@ def _cast(dtype: np.dtype) -> Fn:
     return decode
 
 
-def _dict_check(space: spaces.Dict, parts: "list[tuple[str, Check]]") -> Check:
+def _dict_check(space: spaces.Dict, parts: list[tuple[str, Check]]) -> Check:
     keys = list(space.keys())
 
     def check(y: Any, path: str) -> Optional[Mismatch]:
@@ -120,7 +120,7 @@ def _dict_check(space: spaces.Dict, parts: "list[tuple[str, Check]]") -> Check:
     return check
 
 
-def _tuple_check(space: spaces.Tuple, items: "list[Check]") -> Check:
+def _tuple_check(space: spaces.Tuple, items: list[Check]) -> Check:
     count = len(items)
 
     def check(y: Any, path: str) -> Optional[Mismatch]:

@@ -260,4 +260,3 @@ def register(
         max_episode_steps=max_episode_steps,
         kwargs=dict(kwargs or {}),
     )
-

@@ -203,7 +203,9 @@ def _lower_multi_binary(space: ns.MultiBinary, gym: Any) -> Lowering:
     shape = space.shape
     size = int(np.prod(shape))
     target = gym.spaces.MultiBinary(size)
-    invalid, invalid_batch = array_checks((size,), np.dtype(np.int8), np.zeros(size, np.int8), np.ones(size, np.int8), True)
+    invalid, invalid_batch = array_checks(
+        (size,), np.dtype(np.int8), np.zeros(size, np.int8), np.ones(size, np.int8), True
+    )
     return Lowering(
         space,
         target,

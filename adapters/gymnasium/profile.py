@@ -41,4 +41,3 @@ def gymnasium_profile(env: Any, report: Report, seed: int, options: Dict[str, An
         lambda: check_env(export, skip_render_check=export.spec is None),
     )
     export.reset(seed=seed)
-

@@ -41,4 +41,3 @@ class GymnasiumView(View):
 
     def close(self) -> None:
         self.export.close()
-

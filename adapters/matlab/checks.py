@@ -28,20 +28,30 @@ def validate_once(env: Any, where: Tuple[str, str], keep: Optional[Callable[[], 
     """
     out = env.reset()
     if not isinstance(out, tuple) or len(out) != 2:
-        raise error(ContractError, "env.reset()", "return (observation, info)", _describe_value(out), "Return obs, info")
+        raise error(
+            ContractError, "env.reset()", "return (observation, info)", _describe_value(out), "Return obs, info"
+        )
     check_value(env.observation_space, out[0], where[0])
     restore = keep() if keep is not None else None
     action = env.action_space.sample(np.random.default_rng(ACTION_SEED))
     out = env.step(action)
     if not isinstance(out, tuple) or len(out) != 5:
-        raise error(ContractError, "env.step()", "return (observation, reward, terminated, truncated, info)", _describe_value(out), "Return a 5-tuple")
+        raise error(
+            ContractError,
+            "env.step()",
+            "return (observation, reward, terminated, truncated, info)",
+            _describe_value(out),
+            "Return a 5-tuple",
+        )
     observation, reward, terminated, truncated, _ = out
     check_value(env.observation_space, observation, where[1])
     if type(reward) is not float:
         raise error(ContractError, "step reward", "be a Python float", _describe_value(reward), "Return float(reward)")
     for name, flag in (("terminated", terminated), ("truncated", truncated)):
         if type(flag) is not bool:
-            raise error(ContractError, f"step {name}", "be a Python bool", _describe_value(flag), f"Return bool({name})")
+            raise error(
+                ContractError, f"step {name}", "be a Python bool", _describe_value(flag), f"Return bool({name})"
+            )
     if restore is not None:
         restore()
 

@@ -32,7 +32,13 @@ def specs_from_space(space: spaces.Space, role: str, path: str = "") -> Any:
         if role == "action":
             if len(parts) == 2 and isinstance(parts[0], spaces.Discrete) and isinstance(parts[1], spaces.Box):
                 return [_leaf(parts[0], role, "[0]"), _leaf(parts[1], role, "[1]")]
-            raise error(ConversionError, f"{role}{path}", "be one space, or Tuple(Discrete, Box) for a hybrid action", repr(space), "MATLAB takes one action channel, or one finite set plus one numeric channel")
+            raise error(
+                ConversionError,
+                f"{role}{path}",
+                "be one space, or Tuple(Discrete, Box) for a hybrid action",
+                repr(space),
+                "MATLAB takes one action channel, or one finite set plus one numeric channel",
+            )
         return [_leaf(s, role, f"[{i}]") for i, s in enumerate(parts)]
     return _leaf(space, role, path)
 
@@ -45,7 +51,13 @@ def _leaf(space: spaces.Space, role: str, path: str, name: str = "") -> Any:
         return rlNumericSpec(list(space.shape), DataType="logical", Name=name)
     if isinstance(space, spaces.Box):
         if space.dtype not in _BOX_CLASS:
-            raise error(ConversionError, subject, f"have a dtype MATLAB has a class for ({sorted(d.name for d in _BOX_CLASS)})", space.dtype.name, "Use float32 or float64")
+            raise error(
+                ConversionError,
+                subject,
+                f"have a dtype MATLAB has a class for ({sorted(d.name for d in _BOX_CLASS)})",
+                space.dtype.name,
+                "Use float32 or float64",
+            )
         _exact_limits(space, subject)
         dims = list(space.shape) or [1, 1]
         return rlNumericSpec(dims, _limit(space.low), _limit(space.high), _BOX_CLASS[space.dtype], Name=name)
@@ -57,7 +69,13 @@ def _leaf(space: spaces.Space, role: str, path: str, name: str = "") -> Any:
             "int64",
             Name=name,
         )
-    raise error(ConversionError, subject, f"be a space MATLAB can express as one {role} channel (Box, Discrete, MultiBinary)", repr(space), "Flatten nested spaces into channels, or use Discrete for a discrete action")
+    raise error(
+        ConversionError,
+        subject,
+        f"be a space MATLAB can express as one {role} channel (Box, Discrete, MultiBinary)",
+        repr(space),
+        "Flatten nested spaces into channels, or use Discrete for a discrete action",
+    )
 
 
 def _exact_limits(space: spaces.Box, subject: str) -> None:
@@ -69,7 +87,13 @@ def _exact_limits(space: spaces.Box, subject: str) -> None:
         back = _int_bound(bound.astype(np.float64), info)
         if (back != bound).any():
             index = tuple(int(i) for i in np.argwhere(back != bound)[0])
-            raise error(ConversionError, f"{subject}{list(index)}" if index else subject, "have integer bounds a MATLAB double limit holds exactly (within +-2**53, or the class's full range)", repr(bound[index].item()), "Narrow the bounds, or use the class's full range (MATLAB's infinite limits)")
+            raise error(
+                ConversionError,
+                f"{subject}{list(index)}" if index else subject,
+                "have integer bounds a MATLAB double limit holds exactly (within +-2**53, or the class's full range)",
+                repr(bound[index].item()),
+                "Narrow the bounds, or use the class's full range (MATLAB's infinite limits)",
+            )
 
 
 def _limit(bound: np.ndarray) -> Any:

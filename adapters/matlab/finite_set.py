@@ -123,10 +123,13 @@ class rlFiniteSetSpec:
             where = f"{subject}[{bad}]" if batch else subject
         else:
             shown, where = _describe_value(value), subject
-        raise error(ContractError, where,
-                f"be one of the rlFiniteSetSpec Elements {self._shown()}",
-                shown,
-                "Use one of the elements (the set is fixed at creation)")
+        raise error(
+            ContractError,
+            where,
+            f"be one of the rlFiniteSetSpec Elements {self._shown()}",
+            shown,
+            "Use one of the elements (the set is fixed at creation)",
+        )
 
     def _shown(self) -> str:
         return (
@@ -156,17 +159,23 @@ def _elements(value: Any) -> Tuple[np.ndarray, str]:
     listed = isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim > 0)
     items = list(value) if listed else None
     if not items:
-        raise error(SpecError, "rlFiniteSetSpec Elements",
-                "be a non-empty list of values",
-                _describe_value(value),
-                "Pass e.g. [-10, 10]")
+        raise error(
+            SpecError,
+            "rlFiniteSetSpec Elements",
+            "be a non-empty list of values",
+            _describe_value(value),
+            "Pass e.g. [-10, 10]",
+        )
     arrays = [np.asarray(v) for v in items]
     shapes = {a.shape for a in arrays}
     if len(shapes) != 1 or any(a.dtype.kind not in "biuf" for a in arrays):
-        raise error(SpecError, "rlFiniteSetSpec Elements",
-                "be numbers, or numeric arrays all of one size",
-                _describe_value(value),
-                "Give every element the same size")
+        raise error(
+            SpecError,
+            "rlFiniteSetSpec Elements",
+            "be numbers, or numeric arrays all of one size",
+            _describe_value(value),
+            "Give every element the same size",
+        )
     # Python numbers are MATLAB doubles; numpy values keep their class
     explicit = [np.asarray(v).dtype for v in items if isinstance(v, (np.ndarray, np.generic))]
     dtype = (
@@ -178,12 +187,17 @@ def _elements(value: Any) -> Tuple[np.ndarray, str]:
         dtype = value.dtype
     values = np.stack(arrays).astype(dtype)
     if not np.array_equal(values.astype(np.float64), np.stack(arrays).astype(np.float64)):
-        raise error(SpecError, "rlFiniteSetSpec Elements",
-                f"be exactly representable as {CLASS_OF[dtype]}",
-                _describe_value(value),
-                "Use elements of one numeric class")
+        raise error(
+            SpecError,
+            "rlFiniteSetSpec Elements",
+            f"be exactly representable as {CLASS_OF[dtype]}",
+            _describe_value(value),
+            "Use elements of one numeric class",
+        )
     flat = values.reshape(len(values), -1)
     if len({row.tobytes() for row in flat}) != len(values):
-        raise error(SpecError, "rlFiniteSetSpec Elements", "be distinct", _describe_value(value), "Remove the repeated element")
+        raise error(
+            SpecError, "rlFiniteSetSpec Elements", "be distinct", _describe_value(value), "Remove the repeated element"
+        )
     values.setflags(write=False)
     return values, CLASS_OF[dtype]

@@ -44,14 +44,26 @@ def observation_channels(observationInfo: Any) -> Tuple[List[Any], Optional[List
     many = isinstance(observationInfo, (list, tuple))
     specs = list(observationInfo) if many else [observationInfo]
     if not specs or any(spec_kind(s) is None for s in specs):
-        raise error(SpecError, "observationInfo", "be an rlNumericSpec, an rlFiniteSetSpec or a non-empty list of them", _describe_value(observationInfo), "Build it with rlNumericSpec([4, 1]) or rlFiniteSetSpec([...])")
+        raise error(
+            SpecError,
+            "observationInfo",
+            "be an rlNumericSpec, an rlFiniteSetSpec or a non-empty list of them",
+            _describe_value(observationInfo),
+            "Build it with rlNumericSpec([4, 1]) or rlFiniteSetSpec([...])",
+        )
     specs = [copy.deepcopy(s) for s in specs]  # later edits to the caller's specs must not desync the spaces
     if not many:
         return specs, None
     keys = [s.Name or f"obs{i + 1}" for i, s in enumerate(specs)]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
     if repeated:
-        raise error(SpecError, "observationInfo Names", "be distinct (they key the Dict observation)", repeated, "Give every channel its own Name")
+        raise error(
+            SpecError,
+            "observationInfo Names",
+            "be distinct (they key the Dict observation)",
+            repeated,
+            "Give every channel its own Name",
+        )
     return specs, keys
 
 
@@ -60,7 +72,13 @@ def action_channels(actionInfo: Any) -> List[Any]:
     specs = list(actionInfo) if isinstance(actionInfo, (list, tuple)) else [actionInfo]
     kinds = [spec_kind(s) for s in specs]
     if kinds not in (["numeric"], ["finite"], ["finite", "numeric"]):
-        raise error(SpecError, "actionInfo", "be one rlNumericSpec, one rlFiniteSetSpec, or [rlFiniteSetSpec, rlNumericSpec] (hybrid)", _describe_value(actionInfo), "MATLAB allows one action channel, or two for a hybrid action")
+        raise error(
+            SpecError,
+            "actionInfo",
+            "be one rlNumericSpec, one rlFiniteSetSpec, or [rlFiniteSetSpec, rlNumericSpec] (hybrid)",
+            _describe_value(actionInfo),
+            "MATLAB allows one action channel, or two for a hybrid action",
+        )
     return [copy.deepcopy(s) for s in specs]
 
 
@@ -122,7 +140,9 @@ class rlFunctionEnv(Env):
         self.check_actions = bool(check_actions)
         self._action_ok = fast_action_check(self.action_space)
         # the facade's neutral values <-> the MATLAB values of the specs
-        self.observation_lowering = specs_lowering(self.observation_space, self._obs_specs, self._obs_keys, "observation")
+        self.observation_lowering = specs_lowering(
+            self.observation_space, self._obs_specs, self._obs_keys, "observation"
+        )
         self.action_lowering = specs_lowering(self.action_space, self._act_specs, None, "action")
         self.StepFcn = stepFcn
         self.ResetFcn = resetFcn
@@ -191,7 +211,13 @@ class rlFunctionEnv(Env):
         neutral = self.observation_lowering.convert(observation, "StepFcn output NextObservation")
         reward = functions.to_reward(reward)
         if reward - reward != 0.0:  # NaN or inf: refused before Info is committed
-            raise error(ContractError, "StepFcn output Reward", "be finite", reward, "Guard the reward computation against NaN and inf")
+            raise error(
+                ContractError,
+                "StepFcn output Reward",
+                "be finite",
+                reward,
+                "Guard the reward computation against NaN and inf",
+            )
         terminated = functions.to_done(is_done)
         self.Info = info  # committed only once every output converted: a failed step changes nothing
         return neutral, reward, terminated, False, {}
@@ -265,18 +291,36 @@ def plain_copy(tree: Any, path: str) -> Any:
     """A deep copy of plain data (dict with str keys, list, tuple, ndarray, numbers, str, None)."""
     if isinstance(tree, np.ndarray):
         if tree.dtype.kind not in "biufcUS":
-            raise error(ContractError, path, "hold plain data to be snapshotted", f"an ndarray of dtype {tree.dtype}", "Keep numeric arrays in Info")
+            raise error(
+                ContractError,
+                path,
+                "hold plain data to be snapshotted",
+                f"an ndarray of dtype {tree.dtype}",
+                "Keep numeric arrays in Info",
+            )
         return tree.copy()
     if isinstance(tree, dict):
         bad = [k for k in tree if not isinstance(k, str)]
         if bad:
-            raise error(ContractError, f"{path} keys", "be str to be snapshotted", repr(bad[0]), "Use string keys (MATLAB struct field names)")
+            raise error(
+                ContractError,
+                f"{path} keys",
+                "be str to be snapshotted",
+                repr(bad[0]),
+                "Use string keys (MATLAB struct field names)",
+            )
         return {k: plain_copy(v, f"{path}[{k!r}]") for k, v in tree.items()}
     if isinstance(tree, (list, tuple)):
         return type(tree)(plain_copy(v, f"{path}[{i}]") for i, v in enumerate(tree))
     if tree is None or isinstance(tree, (bool, int, float, str, np.generic)):
         return tree
-    raise error(ContractError, path, "be plain data (dict, list, tuple, ndarray, number, str, bool or None) to be snapshotted", type(tree).__name__, "Keep simulation state in Info as plain data and objects outside it (e.g. in a functools.partial)")
+    raise error(
+        ContractError,
+        path,
+        "be plain data (dict, list, tuple, ndarray, number, str, bool or None) to be snapshotted",
+        type(tree).__name__,
+        "Keep simulation state in Info as plain data and objects outside it (e.g. in a functools.partial)",
+    )
 
 
 def unwrap_function_env(env: Any) -> Optional[rlFunctionEnv]:

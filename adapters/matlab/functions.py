@@ -29,10 +29,22 @@ def resolve_function(fcn: Any, prop: str) -> Callable[..., Any]:
         try:
             found = getattr(importlib.import_module(module), name)
         except (ImportError, AttributeError) as e:
-            raise error(SpecError, prop, 'name an importable function as "module:function"', fcn, f"Check the module and function names ({type(e).__name__}: {e})") from e
+            raise error(
+                SpecError,
+                prop,
+                'name an importable function as "module:function"',
+                fcn,
+                f"Check the module and function names ({type(e).__name__}: {e})",
+            ) from e
         if callable(found):
             return found
-    raise error(SpecError, prop, 'be a callable or a "module:function" string', _describe_value(fcn), "Pass e.g. my_step, functools.partial(my_step, params=p) or 'mypkg.cartpole:step'")
+    raise error(
+        SpecError,
+        prop,
+        'be a callable or a "module:function" string',
+        _describe_value(fcn),
+        "Pass e.g. my_step, functools.partial(my_step, params=p) or 'mypkg.cartpole:step'",
+    )
 
 
 def accepts_rng(fn: Callable[..., Any]) -> bool:
@@ -51,7 +63,9 @@ def outputs(out: Any, fcn: str, names: Sequence[str]) -> tuple:
         return out
     count = f"{len(out)} outputs" if isinstance(out, tuple) else f"1 output ({type(out).__name__})"
     snake = ", ".join(_snake(n) for n in names)
-    raise error(ContractError, fcn, f"return {len(names)} outputs ({', '.join(names)})", count, f"End it with: return {snake}")
+    raise error(
+        ContractError, fcn, f"return {len(names)} outputs ({', '.join(names)})", count, f"End it with: return {snake}"
+    )
 
 
 def _snake(name: str) -> str:
@@ -66,7 +80,13 @@ def to_reward(value: Any, subject: str = "StepFcn output Reward") -> float:
         return float(value)
     if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
         return float(value.reshape(()))
-    raise error(ContractError, subject, "be a real numeric scalar", _describe_value(value), "Return one number, e.g. float(reward)")
+    raise error(
+        ContractError,
+        subject,
+        "be a real numeric scalar",
+        _describe_value(value),
+        "Return one number, e.g. float(reward)",
+    )
 
 
 def to_done(value: Any, subject: str = "StepFcn output IsDone") -> bool:
@@ -83,14 +103,26 @@ def to_done(value: Any, subject: str = "StepFcn output IsDone") -> bool:
         flag = np.asarray(value).reshape(()).item()
         if flag in (0, 1):
             return bool(flag)
-    raise error(ContractError, subject, "be a scalar logical (True or False; 0 or 1 also accepted)", _describe_value(value), "Return one logical, e.g. bool(abs(x) > 2.4)")
+    raise error(
+        ContractError,
+        subject,
+        "be a scalar logical (True or False; 0 or 1 also accepted)",
+        _describe_value(value),
+        "Return one logical, e.g. bool(abs(x) > 2.4)",
+    )
 
 
 def to_rewards(value: Any, n: int, subject: str = "StepFcn output Reward") -> np.ndarray:
     """A batch of ``n`` rewards -> float64 array of shape (n,)."""
     arr = np.asarray(value) if not isinstance(value, (str, bytes)) else None
     if arr is None or arr.dtype.kind not in "iuf" or not same_size(arr.shape, (n,)):
-        raise error(ContractError, subject, f"be {n} real numbers (one per instance)", _describe_value(value), "Return an array of shape (NumEnv,)")
+        raise error(
+            ContractError,
+            subject,
+            f"be {n} real numbers (one per instance)",
+            _describe_value(value),
+            "Return an array of shape (NumEnv,)",
+        )
     return arr.reshape(n).astype(np.float64)
 
 
@@ -101,5 +133,11 @@ def to_dones(value: Any, n: int, subject: str = "StepFcn output IsDone") -> np.n
     if ok and arr.dtype.kind != "b":
         ok = bool(((arr == 0) | (arr == 1)).all())
     if not ok:
-        raise error(ContractError, subject, f"be {n} logicals (one per instance)", _describe_value(value), "Return a bool array of shape (NumEnv,)")
+        raise error(
+            ContractError,
+            subject,
+            f"be {n} logicals (one per instance)",
+            _describe_value(value),
+            "Return a bool array of shape (NumEnv,)",
+        )
     return arr.reshape(n).astype(bool)

@@ -89,7 +89,13 @@ def numeric_decoder(spec: rlNumericSpec, batch: Optional[int] = None) -> Decoder
             if not inside.all():
                 at = tuple(int(i) for i in np.argwhere(~inside)[0])
                 cell = at[1:] if batch is not None else at
-                raise error(ContractError, f"{subject}{list(at)}", f"lie in [LowerLimit, UpperLimit] = [{low[cell].item()!r}, {high[cell].item()!r}]", repr(arr[at].item()), "Keep the value inside the spec's limits, or widen them")
+                raise error(
+                    ContractError,
+                    f"{subject}{list(at)}",
+                    f"lie in [LowerLimit, UpperLimit] = [{low[cell].item()!r}, {high[cell].item()!r}]",
+                    repr(arr[at].item()),
+                    "Keep the value inside the spec's limits, or widen them",
+                )
         return arr
 
     return encode
@@ -99,7 +105,13 @@ def _lossless(value: Any, spec: rlNumericSpec, subject: str, want: Tuple[int, ..
     dtype = spec.dtype
     arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(value, dtype=object)
     if arr.dtype.kind not in "biuf":
-        raise error(ContractError, subject, f"be a numeric array of DataType {spec.DataType!r}", _describe_value(value), f"Return np.asarray(value, dtype=np.{dtype.name})")
+        raise error(
+            ContractError,
+            subject,
+            f"be a numeric array of DataType {spec.DataType!r}",
+            _describe_value(value),
+            f"Return np.asarray(value, dtype=np.{dtype.name})",
+        )
     shape = tuple(spec.shape)
     fits = (
         same_size(arr.shape, want)
@@ -110,7 +122,13 @@ def _lossless(value: Any, spec: rlNumericSpec, subject: str, want: Tuple[int, ..
         size = matlab_size(shape) if batch is None else f"[{batch} x {matlab_size(shape)}] (NumEnv x Dimension)"
         got = matlab_size(arr.shape) if batch is None else str(list(arr.shape))
         each = " per instance" if batch is not None else ""
-        raise error(ContractError, subject, f"have size {size}", f"size {got}", f"Return {int(np.prod(shape))} values{each} shaped {matlab_size(shape)} (the spec's Dimension)")
+        raise error(
+            ContractError,
+            subject,
+            f"have size {size}",
+            f"size {got}",
+            f"Return {int(np.prod(shape))} values{each} shaped {matlab_size(shape)} (the spec's Dimension)",
+        )
     arr = arr.reshape(want)
     if arr.dtype == dtype:
         return arr
@@ -128,7 +146,13 @@ def _lossless(value: Any, spec: rlNumericSpec, subject: str, want: Tuple[int, ..
     if not same.all():
         bad = arr[~same].reshape(-1)[0].item()
         source = CLASS_OF.get(arr.dtype, arr.dtype.name)
-        raise error(ContractError, subject, f"have DataType {spec.DataType!r} (numpy {dtype.name}) or values it holds exactly", f"{source} ({arr.dtype.name}) value {bad!r}", f"Return np.{dtype.name} values from your function (e.g. np.asarray(x, dtype=np.{dtype.name}))")
+        raise error(
+            ContractError,
+            subject,
+            f"have DataType {spec.DataType!r} (numpy {dtype.name}) or values it holds exactly",
+            f"{source} ({arr.dtype.name}) value {bad!r}",
+            f"Return np.{dtype.name} values from your function (e.g. np.asarray(x, dtype=np.{dtype.name}))",
+        )
     return cast
 
 
@@ -153,7 +177,13 @@ def channels_decoder(specs: List[Any], keys: Optional[List[str]], batch: Optiona
     def encode(value: Any, subject: str) -> dict:
         if not isinstance(value, (list, tuple)) or len(value) != n:
             got = f"{len(value)} values" if isinstance(value, (list, tuple)) else _describe_value(value)
-            raise error(ContractError, subject, f"be a list of {n} channel values (one per observation spec)", got, "Return [channel1, channel2, ...] in the order of observationInfo")
+            raise error(
+                ContractError,
+                subject,
+                f"be a list of {n} channel values (one per observation spec)",
+                got,
+                "Return [channel1, channel2, ...] in the order of observationInfo",
+            )
         return {key: part(v, f"{subject}{{{i + 1}}}") for i, (key, part, v) in enumerate(zip(keys, parts, value))}
 
     return encode
@@ -192,9 +222,13 @@ def action_decoder(specs: List[Any]) -> Decoder:
 
     def encode(value: Any, subject: str) -> tuple:
         if not isinstance(value, (list, tuple)) or len(value) != 2:
-            raise error(ContractError, subject, "be [discrete element, continuous array] (a hybrid action)", _describe_value(value), "Return a list of the two action channels")
+            raise error(
+                ContractError,
+                subject,
+                "be [discrete element, continuous array] (a hybrid action)",
+                _describe_value(value),
+                "Return a list of the two action channels",
+            )
         return (parts[0](value[0], f"{subject}{{1}}"), parts[1](value[1], f"{subject}{{2}}"))
 
     return encode
-
-

@@ -87,4 +87,3 @@ def matlab_profile(env: Any, report: Report, seed: int, options: Dict[str, Any])
             "sim's experience records truncation as IsDone=2 and termination as 1; a StepFcn port sees only IsDone",
             "episode-end",
         )
-

@@ -86,7 +86,11 @@ def _channel_names(specs: Any, prefix: str) -> List[str]:
 def _policy_fn(export: MatlabEnv, policy: Any) -> Callable[[Any], Any]:
     """A function MATLAB observation -> MATLAB action."""
     if hasattr(policy, "predict"):  # SB3-style: works in neutral (exported) values
-        space, to_neutral, to_matlab = export.env.action_space, export.observation_lowering.decode, export.action_lowering.encode
+        space, to_neutral, to_matlab = (
+            export.env.action_space,
+            export.observation_lowering.decode,
+            export.action_lowering.encode,
+        )
         return lambda obs: to_matlab(_from_predict(space, policy.predict(to_neutral(obs), deterministic=True)[0]))
     if not callable(policy):
         raise error(

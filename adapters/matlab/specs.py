@@ -38,33 +38,54 @@ def _dimension(value: Any) -> Tuple[int, ...]:
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        raise error(SpecError, "rlNumericSpec Dimension", "be a list of positive integers", value, "Pass e.g. [4, 1] for a column of 4")
+        raise error(
+            SpecError,
+            "rlNumericSpec Dimension",
+            "be a list of positive integers",
+            value,
+            "Pass e.g. [4, 1] for a column of 4",
+        )
     return (out[0], 1) if len(out) == 1 and isinstance(value, (int, np.integer)) else out
 
 
 def _data_type(value: Any, owner: str) -> str:
     if not isinstance(value, str) or value not in DATA_TYPES:
-        raise error(SpecError, f"{owner} DataType",
-                f"be one of {list(DATA_TYPES)}",
-                value,
-                'Use "double" for float64 and "single" for float32')
+        raise error(
+            SpecError,
+            f"{owner} DataType",
+            f"be one of {list(DATA_TYPES)}",
+            value,
+            'Use "double" for float64 and "single" for float32',
+        )
     return value
 
 
 def _limit(value: Any, prop: str, dimension: Tuple[int, ...]) -> Any:
     raw = np.asarray(value)
     if raw.dtype.kind not in "biuf" or raw.size == 0:
-        raise error(SpecError, f"rlNumericSpec {prop}",
-                "be a real number or array",
-                _describe_value(value),
-                "Pass e.g. -10 or np.full([4, 1], -10.0)")
+        raise error(
+            SpecError,
+            f"rlNumericSpec {prop}",
+            "be a real number or array",
+            _describe_value(value),
+            "Pass e.g. -10 or np.full([4, 1], -10.0)",
+        )
     if np.isnan(raw.astype(np.float64)).any():
-        raise error(SpecError, f"rlNumericSpec {prop}", "not contain NaN", _describe_value(value), "Use -np.inf or np.inf for no limit")
+        raise error(
+            SpecError,
+            f"rlNumericSpec {prop}",
+            "not contain NaN",
+            _describe_value(value),
+            "Use -np.inf or np.inf for no limit",
+        )
     if raw.size != 1 and not same_size(raw.shape, dimension):
-        raise error(SpecError, f"rlNumericSpec {prop}",
-                f"be a scalar or have size {matlab_size(dimension)} (the Dimension)",
-                f"size {matlab_size(raw.shape)}",
-                "Pass one limit for every element, or a scalar for all")
+        raise error(
+            SpecError,
+            f"rlNumericSpec {prop}",
+            f"be a scalar or have size {matlab_size(dimension)} (the Dimension)",
+            f"size {matlab_size(raw.shape)}",
+            "Pass one limit for every element, or a scalar for all",
+        )
     if raw.size == 1:
         return float(raw.reshape(()))
     return raw.astype(np.float64).reshape(dimension)
@@ -110,10 +131,13 @@ class rlNumericSpec:
         dims = _dimension(value)
         for prop, limit in (("LowerLimit", self._lower), ("UpperLimit", self._upper)):
             if np.ndim(limit) and not same_size(np.shape(limit), dims):
-                raise error(SpecError, "rlNumericSpec Dimension",
-                        f"match the size of {prop} {matlab_size(np.shape(limit))}",
-                        matlab_size(dims),
-                        f"Set {prop} to a scalar first")
+                raise error(
+                    SpecError,
+                    "rlNumericSpec Dimension",
+                    f"match the size of {prop} {matlab_size(np.shape(limit))}",
+                    matlab_size(dims),
+                    f"Set {prop} to a scalar first",
+                )
         self._dimension = dims
 
     @property
@@ -167,10 +191,13 @@ class rlNumericSpec:
         bad = np.argwhere(low > high)
         if bad.size:
             at = tuple(int(i) for i in bad[0])
-            raise error(SpecError, "rlNumericSpec LowerLimit",
-                    f"be <= UpperLimit ({high[at].item()!r})",
-                    low[at].item(),
-                    "Set the limits in order, or swap them")
+            raise error(
+                SpecError,
+                "rlNumericSpec LowerLimit",
+                f"be <= UpperLimit ({high[at].item()!r})",
+                low[at].item(),
+                "Set the limits in order, or swap them",
+            )
 
     # -- neutral view ------------------------------------------------------------------------
     @property
@@ -197,10 +224,13 @@ class rlNumericSpec:
             high = np.where(np.isfinite(high), high, float(info.max))
             for name, bound in (("LowerLimit", low), ("UpperLimit", high)):
                 if (bound < float(info.min)).any() or (bound > float(info.max)).any():
-                    raise error(SpecError, f"rlNumericSpec {name}",
-                            f"lie within [{info.min}, {info.max}] for DataType {self._data_type!r}",
-                            _describe_value(bound),
-                            "Use limits the integer class can hold")
+                    raise error(
+                        SpecError,
+                        f"rlNumericSpec {name}",
+                        f"lie within [{info.min}, {info.max}] for DataType {self._data_type!r}",
+                        _describe_value(bound),
+                        "Use limits the integer class can hold",
+                    )
             return spaces.Box(_int_bound(low, info), _int_bound(high, info), self._dimension, dtype)
         return spaces.Box(low.astype(dtype), high.astype(dtype), self._dimension, dtype)
 

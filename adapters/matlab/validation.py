@@ -21,8 +21,6 @@ from bridge.vector import VectorEnv
 __all__ = ["validateEnvironment", "getObservationInfo", "getActionInfo", "specs_from_space"]
 
 
-
-
 def validateEnvironment(env: Any) -> None:
     """Reset, step once with a sampled action, and check every output against the specs.
 
@@ -33,7 +31,13 @@ def validateEnvironment(env: Any) -> None:
         _validate_vector(env)
         return
     if not isinstance(env, Env):
-        raise error(SpecError, "validateEnvironment env", "be an rlFunctionEnv, a bridge.Env or a bridge.VectorEnv", type(env).__name__, "Pass the environment object")
+        raise error(
+            SpecError,
+            "validateEnvironment env",
+            "be an rlFunctionEnv, a bridge.Env or a bridge.VectorEnv",
+            type(env).__name__,
+            "Pass the environment object",
+        )
     function_env = unwrap_function_env(env)
     if function_env is None:
         validate_once(env, NEUTRAL_WHERE)
@@ -54,9 +58,21 @@ def _validate_vector(env: VectorEnv) -> None:
         ("truncated", truncated, np.bool_),
     ):
         if not isinstance(value, np.ndarray) or value.shape != (n,) or value.dtype != dtype:
-            raise error(ContractError, f"vector step {name}", f"be a {np.dtype(dtype).name} array of shape ({n},)", _describe_value(value), "Return one value per instance")
+            raise error(
+                ContractError,
+                f"vector step {name}",
+                f"be a {np.dtype(dtype).name} array of shape ({n},)",
+                _describe_value(value),
+                "Return one value per instance",
+            )
     if not isinstance(infos, dict):
-        raise error(ContractError, "vector step infos", "be a dict", _describe_value(infos), "Return {} when there is nothing to report")
+        raise error(
+            ContractError,
+            "vector step infos",
+            "be a dict",
+            _describe_value(infos),
+            "Return {} when there is nothing to report",
+        )
 
 
 def getObservationInfo(env: Any) -> Any:
@@ -84,7 +100,13 @@ def _own_info(env: Any, name: str) -> Any:
     if isinstance(env, VectorEnv) and hasattr(env, name):
         return getattr(env, name)
     if not isinstance(env, (Env, VectorEnv)):
-        raise error(SpecError, "env", "be an rlFunctionEnv, a bridge.Env or a bridge.VectorEnv", type(env).__name__, "Pass the environment object")
+        raise error(
+            SpecError,
+            "env",
+            "be an rlFunctionEnv, a bridge.Env or a bridge.VectorEnv",
+            type(env).__name__,
+            "Pass the environment object",
+        )
     return None
 
 

@@ -73,9 +73,17 @@ class rlFunctionVectorEnv(VectorEnv):
             and MaxStepsPerEpisode >= 1
         )
         if not ok:
-            raise error(SpecError, "rlFunctionVectorEnv MaxStepsPerEpisode", "be None or an integer >= 1", MaxStepsPerEpisode, "Pass e.g. MaxStepsPerEpisode=500")
+            raise error(
+                SpecError,
+                "rlFunctionVectorEnv MaxStepsPerEpisode",
+                "be None or an integer >= 1",
+                MaxStepsPerEpisode,
+                "Pass e.g. MaxStepsPerEpisode=500",
+            )
         self.num_envs = self.NumEnv = int(NumEnv)
-        self.MaxStepsPerEpisode = self.max_episode_steps = None if MaxStepsPerEpisode is None else int(MaxStepsPerEpisode)
+        self.MaxStepsPerEpisode = self.max_episode_steps = (
+            None if MaxStepsPerEpisode is None else int(MaxStepsPerEpisode)
+        )
         self.autoreset_mode = autoreset_mode
         self.check_actions = bool(check_actions)
         self._obs_specs, self._obs_keys = observation_channels(observationInfo)
@@ -86,7 +94,10 @@ class rlFunctionVectorEnv(VectorEnv):
         self._decode_obs = lowering.channels_decoder(self._obs_specs, self._obs_keys, batch=self.num_envs)
         self._encode_action = lowering.action_encoder(self._act_specs, batch=True)
         self._step_given, self._step_fn = stepFcn, functions.resolve_function(stepFcn, "rlFunctionVectorEnv StepFcn")
-        self._reset_given, self._reset_fn = resetFcn, functions.resolve_function(resetFcn, "rlFunctionVectorEnv ResetFcn")
+        self._reset_given, self._reset_fn = (
+            resetFcn,
+            functions.resolve_function(resetFcn, "rlFunctionVectorEnv ResetFcn"),
+        )
         self._step_rng, self._reset_rng = functions.accepts_rng(self._step_fn), functions.accepts_rng(self._reset_fn)
         self.SetupFcn = setupFcn
         self.EnvData: Any = (
@@ -129,4 +140,3 @@ class rlFunctionVectorEnv(VectorEnv):
 
     def __repr__(self) -> str:
         return f"<rlFunctionVectorEnv NumEnv={self.num_envs} autoreset={self.autoreset_mode}>"
-

@@ -12,7 +12,6 @@ import functools
 from typing import Any, Callable, Dict, Optional, Union
 
 from bridge.adapters.gymnasium.export import GymnasiumEnv, to_gymnasium
-from bridge.adapters.gymnasium.lowering import refuse
 from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.adapters.sb3.subproc import reporting_factory
 from bridge.adapters.sb3.subproc import vec_env_cls as sb3_vec_env_cls

@@ -76,7 +76,12 @@ def _checked(vec: Any, actions: Any) -> None:
     """The whole batch, checked in the export's terms before any env steps (SB3 steps as it goes)."""
     found = vec._invalid_batch(actions, "actions") if vec._invalid_batch is not None else None
     if found is None and np.shape(actions)[:1] != (vec.num_envs,):
-        found = ("actions", f"hold one action per env ({vec.num_envs})", f"shape {np.shape(actions)}", "Pass one per env")
+        found = (
+            "actions",
+            f"hold one action per env ({vec.num_envs})",
+            f"shape {np.shape(actions)}",
+            "Pass one per env",
+        )
     if found is not None:
         raise error(ContractError, *found)
 
@@ -193,4 +198,3 @@ def vec_env_cls(kind: Any, label: str, invalid_batch: Check) -> Callable[..., An
 
 def _dummy(env_fns: List[Callable[[], Any]], **kwargs: Any) -> CheckedDummyVecEnv:
     return CheckedDummyVecEnv(env_fns, **kwargs)
-

@@ -104,7 +104,9 @@ class BatchedVecEnv(VecEnv):
             self._finish(out, ended, infos["final_obs"], infos["final_info"], truncated & ~terminated)
         return self._encode(obs), rewards.astype(np.float32), dones, out
 
-    def _finish(self, out: List[Any], ended: np.ndarray, final_obs: Any, final_info: List[Any], cut: np.ndarray) -> None:
+    def _finish(
+        self, out: List[Any], ended: np.ndarray, final_obs: Any, final_info: List[Any], cut: np.ndarray
+    ) -> None:
         """SB3's end-of-episode keys for the ended envs (the only per-env loop, over them alone)."""
         final = self._encode(final_obs)
         now = round(time.time() - self._t_start, 6)

@@ -90,4 +90,3 @@ def _reward_tap(export: Any) -> Any:
             return out
 
     return RewardTap(export)
-

@@ -385,4 +385,3 @@ def core_profile(env: Env, report: Report, seed: int) -> None:
             "Fix the exception in the env",
             "raises",
         )
-

@@ -129,7 +129,9 @@ class CartPoleVector(VectorEnv):
             self.rows[:, mask] = self.np_random.uniform(-0.05, 0.05, size=(int(mask.sum()), 4)).T
         return self.rows.T.astype(np.float32), {}
 
-    def step_envs(self, actions: Any, active: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step_envs(
+        self, actions: Any, active: np.ndarray
+    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         force = np.where(np.asarray(actions) == 1, FORCE_MAG, -FORCE_MAG)
         rows = self.rows
         _euler_rows(rows, force)  # every row: a sub-env about to reset is stepped too, then reset

@@ -13,7 +13,15 @@ from bridge.vector.process import ProcessVectorEnv
 from bridge.vector.sync import SyncVectorEnv
 from bridge.workers import DEFAULT_TIMEOUT
 
-__all__ = ["VectorEnv", "SyncVectorEnv", "ProcessVectorEnv", "vectorize", "AUTORESET_MODES", "VectorStepResult", "Seeds"]
+__all__ = [
+    "VectorEnv",
+    "SyncVectorEnv",
+    "ProcessVectorEnv",
+    "vectorize",
+    "AUTORESET_MODES",
+    "VectorStepResult",
+    "Seeds",
+]
 
 _UNSET = object()
 
@@ -43,5 +51,7 @@ def vectorize(
         raise error(SpecError, "vectorize workers", "be 'sync' or 'process'", repr(workers), fix)
     if timeout is not _UNSET and timeout is not None:
         expectation = "be None with workers='sync' (an in-process step cannot be cut short)"
-        raise error(SpecError, "vectorize timeout", expectation, repr(timeout), "Pass workers='process' to use a timeout")
+        raise error(
+            SpecError, "vectorize timeout", expectation, repr(timeout), "Pass workers='process' to use a timeout"
+        )
     return SyncVectorEnv([env_fn] * int(num_envs), autoreset_mode=autoreset_mode)

@@ -318,7 +318,9 @@ class VectorEnv:
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
             return [int(seed) + i for i in range(n)]
         if isinstance(seed, (list, tuple)) and len(seed) == n:
-            ok = all(s is None or (isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0) for s in seed)
+            ok = all(
+                s is None or (isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0) for s in seed
+            )
             if ok:
                 return [None if s is None else int(s) for s in seed]
         fix = "Pass seed=0, or one non-negative int (or None) per sub-env"

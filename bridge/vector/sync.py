@@ -30,7 +30,9 @@ def check_scalar_step(out: Any, name: str) -> Tuple[Any, float, bool, bool, dict
     if type(out) is not tuple or len(out) != 5:
         got = f"a {len(out)}-tuple" if isinstance(out, tuple) else type(out).__name__
         fix = "Split done into terminated and truncated"
-        raise error(ContractError, f"{name} step()", "return a 5-tuple (obs, reward, terminated, truncated, info)", got, fix)
+        raise error(
+            ContractError, f"{name} step()", "return a 5-tuple (obs, reward, terminated, truncated, info)", got, fix
+        )
     obs, reward, terminated, truncated, info = out
     if type(reward) is not float:
         raise error(ContractError, f"{name} step reward", "be a Python float", repr(reward), "Return float(reward)")

@@ -166,7 +166,9 @@ def test_a_view_that_fails_mid_tape_is_reported_and_the_others_still_run(tmp_pat
     code = main(["conform", "test_export_core:_float64_liar", "--verify", tape])
     lines = capsys.readouterr().out.splitlines()[-len(bridge.runtimes.RUNTIMES) - 1 :]
     refused = "ContractError: Liar step observation must have dtype float32, got dtype float64."
-    assert code == 1 and lines[0] == "  neutral    DIVERGES  step 0: observation expected 'float32(1,)', got 'float64(1,)'"
+    assert (
+        code == 1 and lines[0] == "  neutral    DIVERGES  step 0: observation expected 'float32(1,)', got 'float64(1,)'"
+    )
     for line in lines[1:]:
         name, verdict = line.split()[:2]
         assert verdict == "unavailable" or line.startswith(f"  {name:<10} FAILS  at step 0: {refused}"), line

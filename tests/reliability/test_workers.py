@@ -38,7 +38,11 @@ CLOSED = "every worker of this pool is closed"
 FAULTS = {
     "raise": ("step without raising", "RuntimeError: boom", FIX_RAISED),
     "exit": ("keep its worker process alive", "the worker died (exit code 3)", FIX_DIED),
-    "segfault": ("keep its worker process alive", f"the worker died (killed by signal {int(signal.SIGSEGV)})", FIX_DIED),
+    "segfault": (
+        "keep its worker process alive",
+        f"the worker died (killed by signal {int(signal.SIGSEGV)})",
+        FIX_DIED,
+    ),
     "hang": ("answer a step call within 2 s", "no answer (the worker is still running)", FIX_HUNG),
 }
 PICKLE_ACTUAL = {
@@ -279,7 +283,9 @@ def test_an_sb3_subprocess_killed_while_idle_or_sending_an_unpicklable_info_is_n
 def test_an_sb3_short_or_bad_batch_is_refused_before_any_worker_moves():
     vec = _sb3_vec("none")
     try:
-        with raises_exactly(ContractError, "actions must hold one action per env (3), got shape (2,). Pass one per env."):
+        with raises_exactly(
+            ContractError, "actions must hold one action per env (3), got shape (2,). Pass one per env."
+        ):
             vec.step_async(_actions(2))
         with raises_exactly(
             ContractError,
@@ -302,7 +308,9 @@ def test_a_dreamerv2_async_fault_names_env_and_step_and_closes_that_worker(fault
     expectation, actual, fix = FAULTS[fault]
     action = {"action": np.eye(2, dtype=np.float32)[0]}
     healthy = to_dreamerv2(Ticker, parallel="process")
-    failing = to_dreamerv2(functools.partial(Ticker, fault, 3), parallel="process", timeout=2 if fault == "hang" else 60)
+    failing = to_dreamerv2(
+        functools.partial(Ticker, fault, 3), parallel="process", timeout=2 if fault == "hang" else 60
+    )
     try:
         assert isinstance(failing, load_dreamerv2().common.Async)  # DreamerV2's own class underneath
         for env in (healthy, failing):
@@ -313,9 +321,7 @@ def test_a_dreamerv2_async_fault_names_env_and_step_and_closes_that_worker(fault
                 promise()
 
         started = _healthy_steps(both_step)
-        text = (
-            f"DreamerV2 env Ticker (process worker) at step 4 must {expectation}, got {actual}. {fix}; {CLOSED}."
-        )
+        text = f"DreamerV2 env Ticker (process worker) at step 4 must {expectation}, got {actual}. {fix}; {CLOSED}."
         with raises_exactly(ContractError, text):
             both_step()
         assert time.monotonic() - started < 5.0

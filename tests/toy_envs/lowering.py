@@ -166,7 +166,9 @@ class CapVector(VectorEnv):
         self.count[mask] = 0
         return self.count[:, None].astype(np.float32), {}
 
-    def step_envs(self, actions: Any, active: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step_envs(
+        self, actions: Any, active: np.ndarray
+    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         self.count[active] += 1
         terminated = np.asarray(actions) == 1
         truncated = self.count >= self.cap

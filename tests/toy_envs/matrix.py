@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
+from bridge.adapters.matlab import examples as cartpole
+from bridge.adapters.matlab import rlFiniteSetSpec, rlFunctionEnv, rlNumericSpec
 
 import bridge
 from bridge import spaces
-from bridge.adapters.matlab import examples as cartpole
-from bridge.adapters.matlab import rlFiniteSetSpec, rlFunctionEnv, rlNumericSpec
 from bridge.env import Env
 
 __all__ = ["MATRIX_IDS", "REFUSALS", "register", "vector_sources", "SmallImage"]

@@ -80,7 +80,12 @@ def test_snapshots_include_the_adapter_state_and_replay():
     export.reset(seed=2)
     export.step(0)
     snap = export.clone_state()
-    assert snap["adapter"] == {"image_layout": "CHW", "normalize_actions": False, "float64_as_float32": False, "steps": 1}
+    assert snap["adapter"] == {
+        "image_layout": "CHW",
+        "normalize_actions": False,
+        "float64_as_float32": False,
+        "steps": 1,
+    }
     tape = [export.step(a)[0] for a in (1, 2, 3)]
     export.restore_state(snap)
     assert export.steps == 1 and export.neutral.elapsed_steps == 1
