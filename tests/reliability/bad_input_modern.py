@@ -79,7 +79,7 @@ OUTPUT_ROWS = [
     (
         "observation-wrong-dtype",
         "obs_dtype",
-        True,
+        False,  # dtype and shape are checked at every export by default; bounds need strict=True
         "Probe step observation must have dtype float32, got dtype float64. Cast it with .astype(np.float32).",
     ),
     (
