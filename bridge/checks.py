@@ -70,7 +70,38 @@ def value_check(space: spaces.Space, full: bool) -> Check:
         return check_discrete
     if isinstance(space, spaces.Box) and not full:
         return _structure_only(space)
+    if isinstance(space, spaces.MultiDiscrete):
+        return _multi_discrete(space)
     return _leaf(space)
+
+
+def box_signature(space: spaces.Space, full: bool) -> Optional[tuple]:
+    """``(dtype, shape)`` when the cheap check of ``space`` is exactly "an ndarray of this dtype and
+    shape" (a plain Box at the cheap level), so a caller can inline it; else None."""
+    if isinstance(space, spaces.Box) and not full:
+        return space.dtype, space.shape
+    return None
+
+
+def _multi_discrete(space: spaces.MultiDiscrete) -> Check:
+    """MultiDiscrete (and every batch of Discrete): one unsigned compare when it starts at 0."""
+    dtype, shape, mismatch = space.dtype, space.shape, space.mismatch
+    start, upper = space.start, space.start + space.nvec - 1
+    zero = not start.any()
+    top = int(upper.flat[0]) if upper.size and (upper == upper.flat[0]).all() else None
+    as_unsigned, largest = np.uint64, np.maximum.reduce
+
+    def check_multi_discrete(x: Any, path: str) -> Optional[Mismatch]:
+        if type(x) is np.ndarray and x.dtype is dtype and x.shape == shape and x.size:
+            if zero and top is not None:
+                # a negative int64 viewed as uint64 is huge, so `<= top` also catches values below 0
+                if largest(x.view(as_unsigned), axis=None) <= top:
+                    return None
+            elif ((x >= start) & (x <= upper)).all():
+                return None
+        return mismatch(x, path)
+
+    return check_multi_discrete
 
 
 def _structure_only(space: spaces.Box) -> Check:

@@ -62,6 +62,8 @@ class Guard:
         warn_after_end: a step after the episode ended warns (once per ended episode) instead of
             raising, unless ``strict``. Only for a runtime whose own tools step past the end
             (gym 0.23's ``check_env`` does; its classic envs warn the same way).
+        passable: the guard of a facade env used alone; an export's guard sets ``through`` while
+            it calls the facade, so the step is checked once (the port does this).
     """
 
     __slots__ = (
@@ -74,6 +76,7 @@ class Guard:
         "state",
         "steps",
         "through",
+        "passable",
         "_ended_by",
         "_bound",
         "_check_obs",
@@ -81,7 +84,14 @@ class Guard:
     )
 
     def __init__(
-        self, env: Any, label: str, *, strict: bool = False, check_output: bool = True, warn_after_end: bool = False
+        self,
+        env: Any,
+        label: str,
+        *,
+        strict: bool = False,
+        check_output: bool = True,
+        warn_after_end: bool = False,
+        passable: bool = False,
     ) -> None:
         self.label = label
         self.env = env  # named lazily: the registry sets spec after construction
@@ -91,7 +101,8 @@ class Guard:
         self.warn_after_end = bool(warn_after_end) and not strict
         self.state = NEW
         self.steps = 0  # steps of the current episode that returned
-        self.through = False  # True while an outer export's guard is calling: check nothing here
+        self.passable = bool(passable)
+        self.through = False  # (passable guards) True while an outer export's guard is calling
         self._ended_by = ""
         self._bound: Tuple[Optional[Fn], Optional[Fn], Optional[Fn]] = (None, None, None)
         self._check_obs = checks.value_check(self.space, self.strict) if self.space is not None else None
@@ -130,7 +141,8 @@ class Guard:
                     _describe_value(out),
                     "Return obs, info",
                 )
-            self._check_observation(out[0], "reset observation")
+            if self._check_obs is not None and self._check_obs(out[0], "") is not None:
+                self._check_observation(out[0], "reset observation")  # the message only on failure
         seed = kwargs.get("seed")
         if seed is not None and getattr(self.env, "np_random_seed", seed) != seed:
             self._end("a reset(seed=...) that did not seed the env")
@@ -174,12 +186,28 @@ class Guard:
         self._bound = (step, prepare, encode)
         if step is None:
             return
+        if self.passable:
+            self.checked_step = self._passable(step, prepare, encode)
+            return
+        self.checked_step = self._closure(step, prepare, encode)
+
+    def _passable(self, step: Fn, prepare: Optional[Fn], encode: Optional[Fn]) -> Fn:
+        """The checked step of a facade's own guard: straight through while an export's guard calls."""
+        guard, checked = self, self._closure(step, prepare, encode)
+
+        def passable_step(action: Any) -> Any:
+            return step(action) if guard.through else checked(action)
+
+        return passable_step
+
+    def _closure(self, step: Fn, prepare: Optional[Fn], encode: Optional[Fn]) -> Fn:
         guard, check, obs_check = self, self.check_output, self._check_obs
-        running, _type, _tuple, _float = RUNNING, type, tuple, float
+        running, _type, _tuple, _float, _array = RUNNING, type, tuple, float, np.ndarray
+        # a plain Box observation (the common case) is checked inline: no call per step
+        box = checks.box_signature(self.space, self.strict) if self.space is not None else None
+        box_dtype, box_shape = box if box is not None else (None, None)
 
         def checked_step(action: Any) -> Any:
-            if guard.through:  # an outer export's guard checks this step
-                return step(action)
             if guard.state is not running:
                 guard._misuse()
             if prepare is not None:
@@ -206,7 +234,10 @@ class Guard:
                     and _type(out) is _tuple
                 ):
                     guard._refuse_output(out)
-                if obs_check is not None and obs_check(obs, "") is not None:
+                if box is not None:
+                    if not (_type(obs) is _array and obs.dtype is box_dtype and obs.shape == box_shape):
+                        guard._check_observation(obs, "step observation")
+                elif obs_check is not None and obs_check(obs, "") is not None:
                     guard._check_observation(obs, "step observation")
             else:
                 obs, reward, terminated, truncated, info = out
@@ -217,7 +248,7 @@ class Guard:
                 return encode(obs), reward, terminated, truncated, info
             return out
 
-        self.checked_step = checked_step
+        return checked_step
 
     def __getstate__(self) -> dict:
         return {k: getattr(self, k) for k in self.__slots__ if k not in ("checked_step", "_check_obs")}

@@ -86,7 +86,18 @@ class Lowering:
         house sentence, before anything moves) when ``check`` and the action is not in the space."""
         decode, invalid = self.decode, self.invalid
         if not check:
-            return decode
+            if self.table is None or self.table.get(0) == 0:  # no offset: decode is the cheap path
+                return decode
+            get_unchecked, int64_ = self.table.get, np.int64
+
+            def unchecked(y: Any) -> Any:  # the precomputed neutral value where there is one
+                if type(y) is int or type(y) is int64_:
+                    neutral = get_unchecked(y)
+                    if neutral is not None:
+                        return neutral
+                return decode(y)
+
+            return unchecked
 
         def checked(y: Any) -> Any:
             bad = invalid(y, path)

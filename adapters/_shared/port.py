@@ -38,7 +38,7 @@ def _inner_guards(env: Any) -> List[Guard]:
     found, layer = [], env
     while layer is not None and hasattr(layer, "__dict__"):
         inner = vars(layer).get("_guard")
-        if isinstance(inner, Guard):
+        if isinstance(inner, Guard) and inner.passable:
             found.append(inner)
         layer = vars(layer).get("env")
     return found

@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional
 from bridge.checker.report import Report
 from bridge.errors import BridgeError
 
-__all__ = ["run_runtime_checker", "clean_text"]
+__all__ = ["run_runtime_checker", "clean_text", "announce_roundings"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -73,3 +73,10 @@ def run_runtime_checker(
         report.add(target, "warning", checker_name, "pass without warnings", text, _fix_for(text), "runtime-checker")
         clean = False
     return clean
+
+
+def announce_roundings(report: Report, target: str, roundings: Any, why: str, keep: str) -> None:
+    """Advise (severity "info") the announced roundings of an export's lowering (the one float
+    policy): ``why`` the runtime rounds, ``keep`` how to opt out."""
+    if roundings:
+        report.note(target, f"{'; '.join(roundings)} ({why})", f"Nothing to do; {keep}", "dtype")

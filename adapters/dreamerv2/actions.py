@@ -16,10 +16,10 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 from bridge.adapters._shared.lowering import Fn, Lowering
-from bridge.adapters.dreamerv2.lowering import gym, refuse
+from bridge.adapters.dreamerv2.lowering import gym
 
 from bridge import spaces
-from bridge.errors import ContractError, SpecError, error
+from bridge.errors import ContractError, ConversionError, SpecError, error
 from bridge.spaces.base import Mismatch, _describe
 
 MAX_JOINT_ACTIONS = 1024
@@ -42,7 +42,8 @@ class ActionLowering(Lowering):
         inner, self.principal_key = space, None
         if isinstance(space, spaces.Dict):
             if list(space.keys()) != ["action"]:
-                raise refuse(
+                raise error(
+                    ConversionError,
                     "action",
                     "be a Dict with the single principal key 'action' (DreamerV2's agent acts only on "
                     "act_space['action'])",
@@ -80,7 +81,8 @@ def _principal(key: str, encode: Fn, checked: Fn, unchecked: Fn) -> Tuple[Fn, Fn
 
 
 def _hybrid(space: spaces.Space, path: str) -> Exception:
-    return refuse(
+    return error(
+        ConversionError,
         path,
         "be one Discrete, MultiDiscrete, MultiBinary or float Box (DreamerV2's actor outputs "
         "one distribution: one-hot or continuous)",
@@ -106,7 +108,8 @@ def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> T
             nvec, start, dtype = space.nvec, space.start, np.int64
         joint = int(np.prod(nvec.astype(object)))
         if joint > MAX_JOINT_ACTIONS:
-            raise refuse(
+            raise error(
+                ConversionError,
                 path,
                 f"have at most {MAX_JOINT_ACTIONS} joint values to become one DreamerV2 one-hot action",
                 f"{joint} ({space!r})",
@@ -153,7 +156,8 @@ def _index_decoder(n: int, path: str, check: bool, lookup: Optional[Fn]) -> Fn:
 
 def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) -> Tuple[Any, Fn, bool]:
     if space.dtype.kind != "f":
-        raise refuse(
+        raise error(
+            ConversionError,
             path,
             "be a float Box (DreamerV2's NormalizeAction emits floats)",
             f"dtype {space.dtype.name}",
@@ -165,7 +169,8 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
     finite = np.isfinite(low) & np.isfinite(high)
     if not finite.all():  # (argwhere of a 0-d array is empty: test .all(), then locate)
         index = tuple(int(i) for i in np.argwhere(~finite)[0])
-        raise refuse(
+        raise error(
+            ConversionError,
             f"{path}{list(index)}" if index else path,
             "have finite bounds for DreamerV2's NormalizeAction (it passes unbounded dims through unscaled)",
             f"[{low[index]!r}, {high[index]!r}]",
@@ -217,22 +222,22 @@ def _user_bounds(space: spaces.Box, bounds: Any) -> Tuple[np.ndarray, np.ndarray
     try:
         low, high = (np.broadcast_to(np.asarray(b, np.float64), space.shape) for b in bounds)
     except (TypeError, ValueError) as e:
-        raise refuse(
+        raise error(
+            SpecError,
             "action_bounds",
             f"be a pair (low, high) broadcastable to {space.shape}",
             repr(bounds),
             "Pass e.g. action_bounds=(-1.0, 1.0)",
-            SpecError,
         ) from e
     ok = np.isfinite(low) & np.isfinite(high) & (low < high) & (low >= space.low) & (high <= space.high)
     if not ok.all():
         index = tuple(int(i) for i in np.argwhere(~ok)[0])
-        raise refuse(
+        raise error(
+            SpecError,
             f"action_bounds{list(index)}",
             f"be finite, low < high, and inside the action space [{space.low[index]!r}, {space.high[index]!r}]",
             f"[{low[index]!r}, {high[index]!r}]",
             "Pass finite bounds within the declared space",
-            SpecError,
         )
     return low, high
 

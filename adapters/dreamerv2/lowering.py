@@ -35,15 +35,10 @@ from bridge.spaces.base import Mismatch, _describe
 
 gym = optional_import("gym", "the DreamerV2 export")
 
-__all__ = ["ObservationLowering", "RESERVED_KEYS", "refuse"]
+__all__ = ["ObservationLowering", "RESERVED_KEYS"]
 
 RESERVED_KEYS = ("reward", "is_first", "is_last", "is_terminal", "action")
 FLOAT32_EXACT_INT = 2**24
-
-
-def refuse(subject: str, expectation: str, actual: object, fix: str, kind: type = ConversionError) -> Exception:
-    """The house error of a space DreamerV2 cannot take (parts kept for check reports)."""
-    return error(kind, subject, expectation, actual, fix)
 
 
 class Leaf:
@@ -107,7 +102,8 @@ class ObservationLowering(Lowering):
                 self._collect(sub, f"{key}/{sub_key}", route + (sub_key,), f"{path}[{sub_key!r}]", narrow)
             return
         if key in RESERVED_KEYS or key.startswith("log_"):
-            raise refuse(
+            raise error(
+                ConversionError,
                 path,
                 "not lower to a key DreamerV2 reserves (reward, is_first, is_last, is_terminal, action) "
                 "or one starting with 'log_' (its replay drops those)",
@@ -116,7 +112,8 @@ class ObservationLowering(Lowering):
             )
         for other in self.leaves:
             if other.key == key:
-                raise refuse(
+                raise error(
+                    ConversionError,
                     path,
                     "lower to a DreamerV2 key no other entry uses",
                     f"{key!r}, also used by {other.path}",
@@ -184,7 +181,8 @@ def _image_leaf(space: spaces.Image, key: str, route: Tuple[Any, ...], path: str
     if (h, w) == size:
         return Leaf(key, route, path, box, "image", to_hwc, to_source)
     if c not in (3, 4):
-        raise refuse(
+        raise error(
+            ConversionError,
             path,
             f"have 3 or 4 channels to be resized to {size} by DreamerV2's ResizeImage (PIL)",
             f"{c} channel(s) at {h}x{w}",
@@ -246,7 +244,8 @@ def _lower_vector(space: spaces.Space, path: str, narrow: bool) -> Tuple[Any, Fn
         box = gym.spaces.Box(0.0, 1.0, (size_,), np.float32)
         encode = lambda x: x.astype(np.float32).reshape(-1)  # noqa: E731
         return box, encode, lambda v: np.asarray(v).reshape(shape).astype(np.int8), ""
-    raise refuse(
+    raise error(
+        ConversionError,
         path,
         "be a space DreamerV2 can observe",
         type(space).__name__,
@@ -257,12 +256,17 @@ def _lower_vector(space: spaces.Space, path: str, narrow: bool) -> Tuple[Any, Fn
 def _lower_box_obs(space: spaces.Box, path: str, narrow: bool) -> Tuple[Any, Fn, Fn, str]:
     dtype, shape = space.dtype, space.shape
     if space.low.size == 0:
-        raise refuse(
-            path, "have at least one element (DreamerV2 has no empty inputs)", f"shape {shape}", "Drop the entry"
+        raise error(
+            ConversionError,
+            path,
+            "have at least one element (DreamerV2 has no empty inputs)",
+            f"shape {shape}",
+            "Drop the entry",
         )
     if dtype.kind == "f" and dtype.itemsize > 4:
         if not narrow:
-            raise refuse(
+            raise error(
+                ConversionError,
                 path,
                 "have dtype float32 or float16 with float64_as_float32=False (DreamerV2 computes in float32)",
                 f"dtype {dtype.name}",
@@ -273,7 +277,8 @@ def _lower_box_obs(space: spaces.Box, path: str, narrow: bool) -> Tuple[Any, Fn,
         encode = lambda x: to32(x).reshape(-1)  # noqa: E731
         return box, encode, lambda v: back(np.asarray(v).reshape(shape)), f"{path}: float64 presented as float32"
     if dtype.kind in "iu" and max(abs(int(space.low.min())), abs(int(space.high.max()))) > FLOAT32_EXACT_INT:
-        raise refuse(
+        raise error(
+            ConversionError,
             path,
             f"have bounds within +-{FLOAT32_EXACT_INT} to be exact as float32",
             f"[{int(space.low.min())}, {int(space.high.max())}]",

@@ -13,6 +13,7 @@ import io
 from typing import Any, Dict, Sequence
 
 import numpy as np
+from bridge.adapters._shared.profile import announce_roundings
 from bridge.adapters.dreamerv2.export import DreamerReadyEnv, wrap_chain
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
 from bridge.adapters.dreamerv2.lowering import RESERVED_KEYS
@@ -69,6 +70,13 @@ def _profile(env: Env, report: Report, seed: int, size: Sequence[int] = (64, 64)
     except BridgeError as e:
         report.add_exception(T, e, "the DreamerV2 export", "See the message", "lowering")
         return
+    announce_roundings(
+        report,
+        T,
+        ready.observation_lowering.roundings,
+        "DreamerV2 computes in float32 and resizes images itself",
+        "to_dreamerv2(env, float64_as_float32=False) refuses float64 instead",
+    )
     try:
         chain = _quiet(wrap_chain, ready, size, 0)
         ready.seed(seed)

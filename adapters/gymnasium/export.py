@@ -13,12 +13,12 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
 from bridge.adapters._shared.port import Port, neutral_env
-from bridge.adapters.gymnasium.lowering import lower, lower_action, refuse
+from bridge.adapters.gymnasium.lowering import lower, lower_action
 from bridge.compat import optional_import
 
 from bridge import spaces as ns
 from bridge.env import Env
-from bridge.errors import SpecError, message
+from bridge.errors import ConversionError, SpecError, error, message
 from bridge.registry import load_entry_point
 from bridge.registry import make as _bridge_make
 from bridge.registry import registry as _bridge_registry
@@ -155,7 +155,8 @@ class GoalGymnasiumEnv(GymnasiumEnv):
             plain = isinstance(space, ns.Dict) and key in space.keys() and type(space[key]) is ns.Box
             if not plain:
                 got = repr(space[key]) if isinstance(space, ns.Dict) and key in space.keys() else "no such key"
-                raise refuse(
+                raise error(
+                    ConversionError,
                     f"observation[{key!r}]",
                     "be a Box (goals pass to compute_reward unchanged)",
                     got,

@@ -23,16 +23,11 @@ from bridge import spaces as ns
 from bridge.errors import ConversionError, error
 from bridge.spaces.base import Mismatch, _describe
 
-__all__ = ["lower", "lower_action", "refuse", "LAYOUTS", "KEY_SEPARATOR"]
+__all__ = ["lower", "lower_action", "LAYOUTS", "KEY_SEPARATOR"]
 
 LAYOUTS = ("CHW", "HWC")
 _TABLE_LIMIT = 4096  # Discrete actions up to this size are checked and decoded by one dict lookup
 KEY_SEPARATOR = "."
-
-
-def refuse(subject: str, expectation: str, actual: Any, fix: str) -> ConversionError:
-    """The ConversionError of a space the runtime cannot hold (parts kept for check reports)."""
-    return error(ConversionError, subject, expectation, actual, fix)  # type: ignore[return-value]
 
 
 def lower(
@@ -40,8 +35,12 @@ def lower(
 ) -> Lowering:
     """The lowering of neutral ``space`` at ``path`` (e.g. ``"observation"``) to ``gym.spaces``."""
     if image_layout not in LAYOUTS:
-        raise refuse(
-            "image_layout", f"be one of {LAYOUTS}", repr(image_layout), "Pass image_layout='CHW' (SB3) or 'HWC'"
+        raise error(
+            ConversionError,
+            "image_layout",
+            f"be one of {LAYOUTS}",
+            repr(image_layout),
+            "Pass image_layout='CHW' (SB3) or 'HWC'",
         )
     if isinstance(space, (ns.Dict, ns.Tuple)):
         return _lower_composite(space, path, gym, image_layout, float64_as_float32)
@@ -57,7 +56,8 @@ def lower(
         return _lower_multi_discrete(space, gym)
     if isinstance(space, ns.MultiBinary):
         return _lower_multi_binary(space, gym)
-    raise refuse(
+    raise error(
+        ConversionError,
         path,
         "be a bridge space Gymnasium can express",
         type(space).__name__,
@@ -71,7 +71,8 @@ def lower_action(space: ns.Space, gym: Any, image_layout: str = "CHW", normalize
     if not normalize:
         return lowering
     if type(space) is not ns.Box or space.dtype.kind != "f" or not space.is_bounded("both"):
-        raise refuse(
+        raise error(
+            ConversionError,
             "action space",
             "be a bounded float Box for normalize_actions=True",
             repr(space),
@@ -167,18 +168,26 @@ def _lower_discrete(space: ns.Discrete, gym: Any) -> Lowering:
     low, high = np.int64(0), np.int64(n - 1)
     invalid, invalid_batch = array_checks((), np.dtype(np.int64), np.asarray(low), np.asarray(high), True)
     table = {i: np.int64(i + start) for i in range(n)} if n <= _TABLE_LIMIT else None
-    # int(): Python arithmetic, so no integer type of the value given can wrap around
+    int64 = np.int64
+
+    def decode(y: Any) -> Any:  # int(): Python arithmetic, so no integer type given can wrap around
+        return y if start == 0 and type(y) is int64 else int64(int(y) + start)
+
     return Lowering(
         space,
         target,
         lambda x: np.int64(int(x) - start),
-        lambda y: np.int64(int(y) + start),
+        decode,
         invalid,
-        encode_batch=lambda x: np.asarray(x, dtype=np.int64) - start,
-        decode_batch=lambda y: np.asarray(y, dtype=np.int64) + start,
+        encode_batch=(lambda x: np.asarray(x, dtype=np.int64) - start) if start else _int64_array,
+        decode_batch=(lambda y: np.asarray(y, dtype=np.int64) + start) if start else _int64_array,
         invalid_batch=invalid_batch,
         table=table,
     )
+
+
+def _int64_array(x: Any) -> np.ndarray:
+    return np.asarray(x, dtype=np.int64)
 
 
 def _lower_multi_discrete(space: ns.MultiDiscrete, gym: Any) -> Lowering:
@@ -223,7 +232,9 @@ def _leaves(space: ns.Space, path: str, keys: Tuple[Any, ...], out: List[tuple])
     """Collect (neutral key path, flat key, leaf space, neutral path text) depth first."""
     if isinstance(space, (ns.Dict, ns.Tuple)):
         if len(space) == 0:
-            raise refuse(path, "have at least one entry", repr(space), "Drop the empty entry or give it a space")
+            raise error(
+                ConversionError, path, "have at least one entry", repr(space), "Drop the empty entry or give it a space"
+            )
         items = space.items() if isinstance(space, ns.Dict) else enumerate(space)
         for key, child in items:
             _leaves(child, f"{path}[{key!r}]", keys + (key,), out)
@@ -237,7 +248,8 @@ def _lower_composite(space: ns.Space, path: str, gym: Any, layout: str, float64_
     seen: dict = {}
     for _keys, flat, _, where in found:
         if flat in seen:
-            raise refuse(
+            raise error(
+                ConversionError,
                 where,
                 f"flatten to a key other than {seen[flat]}'s",
                 repr(flat),

@@ -148,7 +148,7 @@ class rlFunctionEnv(Env):
         self.ResetFcn = resetFcn
         self.Info: Any = None
         # lifecycle and user exceptions with context (bridge.guard); outputs are converted in _step
-        self._guard = Guard(self, "rlFunctionEnv", check_output=False)
+        self._guard = Guard(self, "rlFunctionEnv", check_output=False, passable=True)
         self._guard.bind(self._step, self._checked_action if self.check_actions else None)
         if validate:
             validate_once(self, FUNCTION_WHERE, self.keep_moment)

@@ -7,18 +7,16 @@ in float32, so a float64 Box observation is presented as float32 (``float64_as_f
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Optional
 
-import numpy as np
-from bridge.adapters.gymnasium.lowering import refuse
 from bridge.compat import optional_import
 
 from bridge import spaces as ns
-from bridge.errors import ConversionError
+from bridge.errors import ConversionError, error
 
 gymnasium = optional_import("gymnasium", "the SB3 export")
 
-__all__ = ["sb3_refusal", "policy_for", "float64_paths"]
+__all__ = ["sb3_refusal", "policy_for"]
 
 
 def sb3_refusal(neutral_action_space: ns.Space, export: Any) -> Optional[ConversionError]:
@@ -28,7 +26,8 @@ def sb3_refusal(neutral_action_space: ns.Space, export: Any) -> Optional[Convers
         kinds = {type(s).__name__ for s in action.spaces.values()}
         hybrid = "Box" in kinds and len(kinds) > 1
         what = "a hybrid (discrete + continuous) action" if hybrid else "a composite action"
-        return refuse(
+        return error(
+            ConversionError,
             "action space for SB3",
             "be a single Box, Discrete, MultiDiscrete or MultiBinary (SB3's policies have one action distribution)",
             f"{what}: {neutral_action_space!r}",
@@ -36,7 +35,8 @@ def sb3_refusal(neutral_action_space: ns.Space, export: Any) -> Optional[Convers
             "or redesign the action as one MultiDiscrete or one Box",
         )
     if isinstance(action, gymnasium.spaces.Box) and action.dtype.kind != "f":
-        return refuse(
+        return error(
+            ConversionError,
             "action space for SB3",
             "be a float Box (SB3 emits continuous actions as floats)",
             repr(neutral_action_space),
@@ -54,11 +54,3 @@ def policy_for(observation_space: Any) -> str:
     if is_image_space(observation_space, check_channels=False):
         return "CnnPolicy"
     return "MlpPolicy"
-
-
-def float64_paths(space: ns.Space, path: str = "observation") -> List[str]:
-    if isinstance(space, ns.Dict):
-        return [p for k, sub in space.items() for p in float64_paths(sub, f"{path}[{k!r}]")]
-    if isinstance(space, ns.Tuple):
-        return [p for i, sub in enumerate(space) for p in float64_paths(sub, f"{path}[{i}]")]
-    return [path] if isinstance(space, ns.Box) and space.dtype == np.float64 else []

@@ -6,10 +6,10 @@ import contextlib
 import io
 from typing import Any, Dict
 
-from bridge.adapters._shared.profile import run_runtime_checker
+from bridge.adapters._shared.profile import announce_roundings, run_runtime_checker
 from bridge.adapters.gymnasium.export import GymnasiumEnv
 from bridge.adapters.gymnasium.profile import export_or_report
-from bridge.adapters.sb3.lowering import float64_paths, policy_for, sb3_refusal
+from bridge.adapters.sb3.lowering import policy_for, sb3_refusal
 
 from bridge import spaces as ns
 from bridge.checker.report import Report
@@ -38,17 +38,13 @@ def sb3_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) ->
 
 
 def _advise(export: GymnasiumEnv, report: Report) -> None:
-    wide = float64_paths(export.neutral.observation_space)
-    if wide:
-        report.add(
-            T,
-            "info",
-            ", ".join(wide),
-            "reach SB3 as float32 (its policies compute in float32)",
-            "float64",
-            "Nothing to do; to_sb3(env, float64_as_float32=False) keeps float64 if you need it",
-            "dtype",
-        )
+    announce_roundings(
+        report,
+        T,
+        export.observation_lowering.roundings,
+        "SB3's policies compute in float32",
+        "to_sb3(env, float64_as_float32=False) keeps float64 if you need it",
+    )
     policy = policy_for(export.observation_space)
     why = {
         "MultiInputPolicy": "a Dict observation",

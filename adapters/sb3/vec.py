@@ -97,19 +97,19 @@ class BatchedVecEnv(VecEnv):
         # infos of ended envs, which get their own dicts); building n dicts per step would cost
         # as much as stepping the whole batch
         out: List[Any] = [_EMPTY] * self.num_envs
-        if len(infos) > len(_FINAL):  # the env reported something besides the autoreset keys
+        if len(infos) > 2 + ("final_info" in infos):  # the env reported something besides the autoreset keys
             _scatter(infos, out)
-        ended = np.flatnonzero(dones)
-        if ended.size:
+        if dones.any():
+            ended = np.flatnonzero(dones)
             self._finish(out, ended, infos["final_obs"], infos["final_info"], truncated & ~terminated)
         return self._encode(obs), rewards.astype(np.float32), dones, out
 
-    def _finish(
-        self, out: List[Any], ended: np.ndarray, final_obs: Any, final_info: List[Any], cut: np.ndarray
-    ) -> None:
+    def _finish(self, out: List[Any], ended: np.ndarray, final_obs: Any, final_info: dict, cut: np.ndarray) -> None:
         """SB3's end-of-episode keys for the ended envs (the only per-env loop, over them alone)."""
         final = self._encode(final_obs)
         now = round(time.time() - self._t_start, 6)
+        final_keys = [k for k in final_info if not k.startswith("_") and k not in _FINAL] if final_info else ()
+        masks = {k: final_info.get("_" + k, np.ones(self.num_envs, bool)) for k in final_keys}
         index = ended.tolist()
         if self._dict_obs:
             picked = [{k: v[i] for k, v in final.items()} for i in index]
@@ -128,8 +128,8 @@ class BatchedVecEnv(VecEnv):
                 "TimeLimit.truncated": time_out,
                 "episode": {"r": ret, "l": length, "t": now},
             }
-            if final_info[i]:  # SB3 shows the ending step's info (the new episode's is a reset info)
-                info = {**final_info[i], **info}
+            if final_info:  # SB3 shows the ending step's info (the new episode's is a reset info)
+                info = {**{k: final_info[k][i] for k in final_keys if masks[k][i]}, **info}
             out[i] = info
         self._returns[ended] = 0.0
         self._lengths[ended] = 0

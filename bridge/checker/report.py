@@ -48,6 +48,12 @@ class Report:
         self.problems.append(found)
         return found
 
+    def note(self, target: str, text: str, fix: str, check: str = "") -> Problem:
+        """Record advice (severity "info"), worded as advice rather than as a violation."""
+        found = Problem(target, "info", _sentence(text), _sentence(fix), check)
+        self.problems.append(found)
+        return found
+
     def add_exception(self, target: str, error: BaseException, what: str, fix: str, check: str = "") -> Problem:
         """Record an exception: its own parts when it is one of ours, else ``<what> must run without
         raising, got <Type>: <message>`` with ``fix``."""

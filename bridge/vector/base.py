@@ -20,7 +20,9 @@ autoreset and final observations:
   its action (reward 0, flags False); the ending step returns the final observation;
 * ``"same-step"`` (SB3): the ending step resets at once and returns the first observation of the
   new episode; the final observation is in ``infos["final_obs"]`` where ``infos["_final_obs"]`` is
-  True, the final infos (one dict per sub-env, None elsewhere) in ``infos["final_info"]``.
+  True (both keys are always there) and, when some sub-env ended, the ending step's infos (in
+  Gymnasium's vector layout, as Gymnasium 1.x's own same-step autoreset gives them) in
+  ``infos["final_info"]``.
 
 The mode is a setting of the base, so every export takes a VectorEnv of either mode and presents
 the one its runtime wants (``autoreset_mode`` may change while no episode runs).
@@ -28,20 +30,20 @@ the one its runtime wants (``autoreset_mode`` may change while no episode runs).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from bridge import checks, spaces
 from bridge.errors import BridgeError, ContractError, SpecError, error
+from bridge.vector.batches import Seeds, merge_infos, merge_rows, seed_list
 
-__all__ = ["VectorEnv", "AUTORESET_MODES", "VectorStepResult", "Seeds", "merge_infos"]
+__all__ = ["VectorEnv", "AUTORESET_MODES", "VectorStepResult", "Seeds"]
 
 AUTORESET_MODES = ("next-step", "same-step")
 VectorStepResult = Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]
-Seeds = Union[None, int, Sequence[Optional[int]]]
 NEW, RUNNING, BROKEN, CLOSED = 0, 1, 2, 3
-_FINAL = ("final_obs", "_final_obs", "final_info")
+_FLOAT64, _BOOL = np.dtype(np.float64), np.dtype(np.bool_)  # builtin dtypes are singletons: `is` tests
 
 
 def check_mode(mode: str) -> str:
@@ -125,9 +127,10 @@ class VectorEnv:
 
     @property
     def episode_steps(self) -> np.ndarray:
-        """Steps of each sub-env's current episode (a copy)."""
+        """Steps each sub-env's current episode has done (calls since it began; during a step
+        call, the steps before it)."""
         self._bookkeeping()
-        return self._steps.copy()
+        return self._calls - self._start
 
     # -- what subclasses implement ----------------------------------------------------------------
     def reset_envs(self, mask: np.ndarray, seeds: List[Optional[int]], options: Optional[dict]) -> Tuple[Any, dict]:
@@ -145,13 +148,14 @@ class VectorEnv:
         self._bookkeeping()
         if self._state is CLOSED:
             raise self._closed("reset")
-        seeds = self._seed_list(seed)
+        seeds = seed_list(seed, self.num_envs, type(self).__name__)
         if seeds[0] is not None:
             self._np_random = np.random.default_rng(seeds[0])
         everyone = np.ones(self.num_envs, dtype=bool)
         obs, infos = self._call("reset()", self.reset_envs, everyone, seeds, options)
         self._check_batch(obs, infos, "reset")
-        self._steps[:] = 0
+        self._start[:] = 0
+        self._oldest = 0
         self._needs_reset[:] = False
         self._calls = 0
         self._state = RUNNING
@@ -193,57 +197,67 @@ class VectorEnv:
 
     # -- the work --------------------------------------------------------------------------------
     def _advance(self, actions: Any) -> VectorStepResult:
-        n, steps = self.num_envs, self._steps
-        restart = self._needs_reset if self._autoreset_mode == "next-step" else None
-        active = ~restart if restart is not None else np.ones(n, dtype=bool)
-        self._calls += 1
-        obs, rewards, terminated, truncated, infos = self._call(
-            f"step() at step {self._calls}", self.step_envs, actions, active
-        )
-        rewards, terminated, truncated = self._check_step(obs, rewards, terminated, truncated, infos)
-        steps[active] += 1
-        if self.max_episode_steps is not None:
-            truncated = truncated | ((steps >= self.max_episode_steps) & ~terminated & active)
-        if restart is not None:  # next-step: these sub-envs only reset this step
-            if restart.any():
+        # the common step (nothing to reset first, no cap reached) costs a handful of numpy calls:
+        # episode steps are counted as "calls since the episode began", so nothing is counted per step
+        next_step = self._autoreset_mode == "next-step"
+        restart = self._needs_reset if next_step and self._needs_reset.any() else None
+        active = self._everyone if restart is None else ~restart
+        out = self._call("step()", self.step_envs, actions, active)
+        self._calls += 1  # after the call: during it, calls - start is the steps done before it
+        obs, rewards, terminated, truncated, infos = self._check_step(out)
+        cap = self.max_episode_steps
+        if cap is not None and self._calls - self._oldest >= cap and self._calls - self._min_start() >= cap:
+            cut = (self._calls - self._start) >= cap  # some episode reached the cap
+            cut &= ~terminated if restart is None else ~terminated & active
+            truncated = truncated | cut
+        if next_step:  # the sub-envs in ``restart`` only reset this step
+            if restart is not None:
                 obs, infos = self._restart(obs, infos, restart)
                 rewards = np.where(restart, 0.0, rewards)
-                terminated, truncated = terminated & ~restart, truncated & ~restart
+                terminated, truncated = terminated & active, truncated & active
             self._needs_reset = terminated | truncated
             return obs, rewards, terminated, truncated, infos
         ended = terminated | truncated
-        final_info: List[Optional[dict]] = [None] * n
-        if ended.any():
-            final_info = _rows(infos, ended)
-            final = obs
-            obs, infos = self._restart(obs, infos, ended)
-            infos = dict(infos, final_obs=final, _final_obs=ended, final_info=final_info)
-        else:
-            infos = dict(infos, final_obs=obs, _final_obs=ended, final_info=final_info)
-        return obs, rewards, terminated, truncated, infos
+        if not ended.any():
+            return obs, rewards, terminated, truncated, dict(infos, final_obs=obs, _final_obs=ended)
+        fresh, merged = self._restart(obs, infos, ended)  # the ending step's infos are the final ones
+        return fresh, rewards, terminated, truncated, dict(merged, final_obs=obs, _final_obs=ended, final_info=infos)
 
     def _restart(self, obs: Any, infos: dict, mask: np.ndarray) -> Tuple[Any, dict]:
         """Reset the sub-envs in ``mask`` and merge their first observations and infos in."""
-        fresh, fresh_infos = self._call("reset() (autoreset)", self.reset_envs, mask, [None] * self.num_envs, None)
-        self._check_batch(fresh, fresh_infos, "reset")
-        self._steps[mask] = 0
-        return _merge(obs, fresh, mask), merge_infos(infos, fresh_infos, mask)
+        fresh, fresh_infos = self._call("reset() (autoreset)", self.reset_envs, mask, self._no_seeds, None)
+        box = self._obs_box
+        if box is None or not (type(fresh) is np.ndarray and fresh.dtype is box[0] and fresh.shape == box[1]):
+            self._check_batch(fresh, fresh_infos, "reset")
+        elif type(fresh_infos) is not dict:
+            self._check_batch(fresh, fresh_infos, "reset")
+        self._start[mask] = self._calls  # their first step is the next call
+        return merge_rows(obs, fresh, mask), merge_infos(infos, fresh_infos, mask)
 
     def _call(self, what: str, fn: Any, *args: Any) -> Any:
         try:
             return fn(*args)
         except BridgeError:
-            self._break(f"an error in {what}")
+            self._break(f"an error in {self._at(what)}")
             raise
         except Exception as e:
-            self._break(f"an exception in {what}")
+            self._break(f"an exception in {self._at(what)}")
             raise error(
                 ContractError,
-                f"{type(self).__name__} {what}",
+                f"{type(self).__name__} {self._at(what)}",
                 "run without raising",
                 f"{type(e).__name__}: {e}",
                 "Fix the env; the original exception and its traceback are chained as __cause__",
             ) from e
+
+    def _min_start(self) -> int:
+        """``self._oldest`` made exact again (restarts only raise starts, so a stale one is a lower
+        bound: the cheap test above may fire early, never late)."""
+        self._oldest = int(self._start.min())
+        return self._oldest
+
+    def _at(self, what: str) -> str:
+        return f"{what} at step {self._calls + 1}" if what == "step()" else what
 
     # -- checks ------------------------------------------------------------------------------------
     def _bookkeeping(self) -> None:
@@ -253,18 +267,26 @@ class VectorEnv:
         if getattr(self, "_bookkept", None) == key:
             return
         n = self.num_envs
-        self._steps = np.zeros(n, dtype=np.int64)
+        self._start = np.zeros(n, dtype=np.int64)  # the call after which each episode began
+        self._oldest = 0  # a lower bound of min(self._start): no cap is reached while calls - oldest < cap
         self._needs_reset = np.zeros(n, dtype=bool)
         self._calls = 0
-        self._check_obs = checks.batch_check(self.single_observation_space, n, full=False)
-        self._check_actions = checks.batch_check(self.single_action_space, n, full=True)
         self._batch_spaces = (
             spaces.batch_space(self.single_observation_space, n),
             spaces.batch_space(self.single_action_space, n),
         )
+        self._check_obs = checks.batch_check(self.single_observation_space, n, full=False)
+        self._check_actions = checks.batch_check(self.single_action_space, n, full=True)
+        self._shape = (n,)
+        self._no_seeds = (None,) * n  # the seeds of an autoreset
+        self._obs_box = checks.box_signature(self._batch_spaces[0], False)  # inline check, Box batches
+        self._everyone = np.ones(n, dtype=bool)
+        self._everyone.setflags(write=False)  # handed to step_envs as ``active``: nobody may change it
         self._bookkept = key
 
     def _running(self) -> None:
+        if self._state is RUNNING:  # reset() did the bookkeeping
+            return
         self._bookkeeping()
         if self._state is not RUNNING:
             if self._state is CLOSED:
@@ -288,6 +310,8 @@ class VectorEnv:
             self._state, self._why = BROKEN, why
 
     def _check_batch(self, obs: Any, infos: Any, where: str) -> None:
+        if self._check_obs(obs, "") is None and type(infos) is dict:  # the path is named only on failure
+            return
         found = self._check_obs(obs, f"{type(self).__name__} {where} observations")
         if found is None and not isinstance(infos, dict):
             found = (f"{type(self).__name__} {where} infos", "be a dict", type(infos).__name__, "Return {}")
@@ -295,7 +319,38 @@ class VectorEnv:
             self._break(f"a refused {where} output")
             raise error(ContractError, *found)
 
-    def _check_step(self, obs: Any, rewards: Any, terminated: Any, truncated: Any, infos: Any) -> tuple:
+    def _check_step(self, out: Any) -> tuple:
+        """The batch step's output, checked: the common case is identity tests on cached values."""
+        try:
+            obs, rewards, terminated, truncated, infos = out
+        except (TypeError, ValueError):
+            self._break("a refused step() output")
+            got = f"a {len(out)}-tuple" if isinstance(out, tuple) else type(out).__name__
+            fix = "Return obs, rewards, terminated, truncated, infos"
+            expectation = "return a 5-tuple (obs, rewards, terminated, truncated, infos)"
+            raise error(ContractError, f"{type(self).__name__} step_envs()", expectation, got, fix) from None
+        shape, array = self._shape, np.ndarray
+        if not (
+            type(rewards) is array
+            and rewards.dtype is _FLOAT64
+            and rewards.shape == shape
+            and type(terminated) is array
+            and terminated.dtype is _BOOL
+            and terminated.shape == shape
+            and type(truncated) is array
+            and truncated.dtype is _BOOL
+            and truncated.shape == shape
+        ):
+            rewards = self._refuse_step(rewards, terminated, truncated)
+        box = self._obs_box
+        if box is None or not (type(obs) is array and obs.dtype is box[0] and obs.shape == box[1]):
+            self._check_batch(obs, infos, "step")
+        elif type(infos) is not dict:
+            self._check_batch(obs, infos, "step")
+        return obs, rewards, terminated, truncated, infos
+
+    def _refuse_step(self, rewards: Any, terminated: Any, truncated: Any) -> np.ndarray:
+        """Rewards of another real dtype are widened to float64; anything else is refused."""
         n, name = self.num_envs, type(self).__name__
         if not (type(rewards) is np.ndarray and rewards.dtype.kind in "iuf" and rewards.shape == (n,)):
             self._break("a refused step() output")
@@ -308,64 +363,4 @@ class VectorEnv:
                 got = f"{flags!r}" if np.ndim(flags) == 0 else f"{np.asarray(flags).dtype} of shape {np.shape(flags)}"
                 fix = f"Return one bool per sub-env: an array of dtype bool and shape ({n},)"
                 raise error(ContractError, f"{name} step() {label}", f"be a bool array of shape ({n},)", got, fix)
-        self._check_batch(obs, infos, "step")
-        return (rewards if rewards.dtype == np.float64 else rewards.astype(np.float64)), terminated, truncated
-
-    def _seed_list(self, seed: Seeds) -> List[Optional[int]]:
-        n = self.num_envs
-        if seed is None:
-            return [None] * n
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
-            return [int(seed) + i for i in range(n)]
-        if isinstance(seed, (list, tuple)) and len(seed) == n:
-            ok = all(
-                s is None or (isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0) for s in seed
-            )
-            if ok:
-                return [None if s is None else int(s) for s in seed]
-        fix = "Pass seed=0, or one non-negative int (or None) per sub-env"
-        raise error(SpecError, f"{type(self).__name__} reset seed", f"be an int >= 0 or a list of {n}", repr(seed), fix)
-
-
-def _merge(current: Any, fresh: Any, mask: np.ndarray) -> Any:
-    """Rows of ``fresh`` where ``mask`` holds, else ``current`` (dicts and tuples per entry)."""
-    if isinstance(current, dict):
-        return {k: _merge(current[k], fresh[k], mask) for k in current}
-    if isinstance(current, tuple):
-        return tuple(_merge(c, f, mask) for c, f in zip(current, fresh))
-    out = np.array(current, copy=True)
-    out[mask] = fresh[mask]
-    return out
-
-
-def _rows(infos: dict, mask: np.ndarray) -> List[Optional[dict]]:
-    """One info dict per sub-env in ``mask`` (None elsewhere), from Gymnasium's vector layout."""
-    out: List[Optional[dict]] = [None] * len(mask)
-    keys = [k for k in infos if not k.startswith("_") and k not in _FINAL]
-    for i in np.flatnonzero(mask).tolist():
-        out[i] = {k: infos[k][i] for k in keys if infos.get("_" + k, np.ones(len(mask), bool))[i]}
-    return out
-
-
-def merge_infos(infos: dict, fresh: dict, mask: np.ndarray) -> dict:
-    """``infos`` with the rows of ``fresh`` (Gymnasium's vector layout) where ``mask`` holds."""
-    if not fresh:
-        return infos
-    out = dict(infos)
-    n = len(mask)
-    for key, value in fresh.items():
-        if key.startswith("_"):
-            continue
-        given = fresh.get("_" + key, np.ones(n, bool)) & mask
-        if key not in out:
-            out[key] = np.array(value, copy=True)
-            out["_" + key] = given.copy()
-            continue
-        column = np.asarray(out[key])
-        if column.dtype != np.asarray(value).dtype:
-            column = column.astype(object)
-        column = np.array(column, copy=True)
-        column[given] = np.asarray(value)[given]
-        out[key] = column
-        out["_" + key] = out.get("_" + key, np.ones(n, bool)) | given
-    return out
+        return rewards.astype(np.float64)

@@ -120,7 +120,7 @@ class SyncVectorEnv(ScalarBatch):
         try:
             return fn(*args, **kwargs)
         except Exception as e:
-            steps = int(self._steps[i])
+            steps = int(self.episode_steps[i])
             where = f"at step {steps + 1}" if call == "step" else f"at reset (after step {steps})"
             expectation, actual, fix = raised(call, f"{type(e).__name__}: {e}")
             raise error(ContractError, f"env {i} ({self.envs[i]!r}) {where}", expectation, actual, fix) from e

@@ -34,7 +34,8 @@ def test_same_step_autoreset_puts_the_final_obs_in_infos():
     obs, _, terminated, _, infos = venv.step(np.array([0, 0]))
     assert obs.tolist() == [[2], [2]] and terminated.tolist() == [True, True]
     assert infos["_final_obs"].tolist() == [True, True] and infos["final_obs"].tolist() == [[0], [0]]
-    assert [i["left"] for i in infos["final_info"]] == [0, 0]
+    final = infos["final_info"]  # the ending step's infos, in Gymnasium's vector layout
+    assert final["left"].tolist() == [0, 0] and final["_left"].tolist() == [True, True]
 
 
 def test_an_exception_in_a_sub_env_names_the_env_and_step():
