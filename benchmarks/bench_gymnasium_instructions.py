@@ -60,7 +60,9 @@ def _instructions(env: str, variant: str, steps: int) -> int:
         variant,
         str(steps),
     ]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    # A fixed hash seed and one BLAS thread make the count repeatable from run to run.
+    quiet = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=quiet).stderr
     return int(re.search(r"Collected : (\d+)", out).group(1))
 
 

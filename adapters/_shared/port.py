@@ -33,14 +33,23 @@ def neutral_env(env: Any, subject: str, fix: str) -> Env:
     return env
 
 
+def _own(layer: Any, name: str) -> Any:
+    """``layer``'s own attribute ``name`` or None: no ``__getattr__`` forwarding, and no ``vars()``
+    (in CPython 3.11+ that materializes the instance dict and slows every later attribute access)."""
+    try:
+        return object.__getattribute__(layer, name)
+    except AttributeError:
+        return None
+
+
 def _inner_guards(env: Any) -> List[Guard]:
     """The guards of facade envs inside the wrapper chain (an rlFunctionEnv guards itself)."""
     found, layer = [], env
-    while layer is not None and hasattr(layer, "__dict__"):
-        inner = vars(layer).get("_guard")
+    while isinstance(layer, Env):
+        inner = _own(layer, "_guard")
         if isinstance(inner, Guard) and inner.passable:
             found.append(inner)
-        layer = vars(layer).get("env")
+        layer = _own(layer, "env")
     return found
 
 
