@@ -1,7 +1,7 @@
 """Single-env export overhead in CPU instructions (valgrind callgrind): repeatable where wall-clock
 ratios on a shared machine move by +-10 %.
 
-    python benchmarks/bench_gymnasium_instructions.py [--steps 5000]
+    python benchmarks/bench_gymnasium_instructions.py [--steps 20000]
 
 For each env and variant (hand-written gymnasium.Env, ``to_gymnasium`` with action checks, without),
 runs the same action tape under callgrind with 0 and with ``--steps`` steps; the difference divided
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import subprocess
 import sys
+
+from callgrind import instructions_per_step
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -48,28 +48,10 @@ def _child(env: str, variant: str, steps: int) -> None:
             target.reset()
 
 
-def _instructions(env: str, variant: str, steps: int) -> int:
-    cmd = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        "--child",
-        env,
-        variant,
-        str(steps),
-    ]
-    # A fixed hash seed and one BLAS thread make the count repeatable from run to run.
-    quiet = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=quiet).stderr
-    return int(re.search(r"Collected : (\d+)", out).group(1))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=5000)
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--steps", type=int, default=20000)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)  # env variant steps, run by callgrind
     args = parser.parse_args()
     if args.child:
         _child(args.child[0], args.child[1], int(args.child[2]))
@@ -81,10 +63,7 @@ def main() -> None:
         f"{'env':<10} {'hand-written':>13} {'export':>10} {'export no-check':>16} {'ratio':>7} {'ratio no-check':>15}"
     )
     for env in ("GridWorld", "PointMass", "CartPole"):
-        per = [
-            (_instructions(env, v, args.steps) - _instructions(env, v, 0)) / args.steps
-            for v in ("hand", "export", "no-check")
-        ]
+        per = [instructions_per_step(__file__, (env, v), args.steps) for v in ("hand", "export", "no-check")]
         print(
             f"{env:<10} {per[0]:>13,.0f} {per[1]:>10,.0f} {per[2]:>16,.0f} {per[0] / per[1]:>7.3f} {per[0] / per[2]:>15.3f}"
         )
