@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
-from bridge import safe_files, safe_json
+from bridge import _plaindata, safe_files, safe_json
 from bridge.errors import ContractError, SpecError, message
 from bridge.safe_files import LIMITS, Limits
 
@@ -41,9 +41,7 @@ __all__ = [
     "from_json",
 ]
 
-_ARRAY, _SCALAR, _TUPLE, _DICT = "__ndarray__", "__scalar__", "__tuple__", "__dict__"
-_MARKERS = frozenset((_ARRAY, _SCALAR, _TUPLE, _DICT))
-_PLAIN_KINDS = "biufcUS"  # numeric, bool and string dtypes: never object, void or structured
+_ARRAY, _SCALAR, _PLAIN_KINDS = _plaindata.ARRAY, _plaindata.SCALAR, _plaindata.PLAIN_KINDS
 _RESAVE = "Recreate it with bridge.snapshot.save"
 _REDUMP = "Recreate it with bridge.snapshot.to_json"
 _SCRATCH: Dict[type, Any] = {}  # one spare bit generator per kind, to try a state on
@@ -119,125 +117,6 @@ def _str_to_ints(tree: Any) -> Any:
     return tree
 
 
-# -- encoding: plain data -> a JSON-able tree whose arrays are leaves ------------------------------
-Leaf = Callable[[np.ndarray, bool], Tuple[Any, int]]  # (array, is a numpy scalar) -> (node, its depth)
-
-
-def _encode(tree: Any, leaf: Leaf, max_depth: int) -> Tuple[Any, int]:
-    """Walk ``tree`` without recursion; return the encoded tree and its JSON nesting depth."""
-    root: List[Any] = [None]
-    stack: List[Tuple[Any, Any, Any, int]] = [(tree, root, 0, 0)]  # value, holder, slot, holder's depth
-    deepest = 0
-
-    def node(depth: int) -> int:
-        nonlocal deepest
-        if depth > max_depth:
-            raise SpecError(
-                message(
-                    "snapshot",
-                    f"nest at most {max_depth} levels once saved (Limits.max_json_depth)",
-                    "a deeper tree (or a cycle)",
-                    "Flatten the state in get_state()",
-                )
-            )
-        deepest = max(deepest, depth)
-        return depth
-
-    while stack:
-        value, holder, slot, depth = stack.pop()
-        if isinstance(value, (np.ndarray, np.generic)):
-            holder[slot], extra = leaf(np.asarray(value), isinstance(value, np.generic))
-            node(depth + extra)
-        elif isinstance(value, dict):
-            if not all(isinstance(k, str) for k in value):
-                raise SpecError(message("snapshot dict keys", "be str", list(value), "Use string keys"))
-            if _MARKERS.isdisjoint(value):
-                out: Dict[str, Any] = dict.fromkeys(value)
-                holder[slot], inner = out, node(depth + 1)
-                stack.extend((v, out, k, inner) for k, v in value.items())
-            else:  # a user key that looks like a marker: keep the dict as [key, value] pairs
-                pairs = [[k, None] for k in value]
-                holder[slot], inner = {_DICT: pairs}, node(depth + 3)
-                stack.extend((v, pair, 1, inner) for pair, v in zip(pairs, value.values()))
-        elif isinstance(value, (list, tuple)):
-            items: List[Any] = [None] * len(value)
-            is_tuple = isinstance(value, tuple)
-            holder[slot] = {_TUPLE: items} if is_tuple else items
-            inner = node(depth + (2 if is_tuple else 1))
-            stack.extend((v, items, i, inner) for i, v in enumerate(value))
-        elif value is None or isinstance(value, (bool, int, float, str)):
-            holder[slot] = value
-        else:
-            raise SpecError(
-                message(
-                    "snapshot leaf",
-                    "be a dict, list, tuple, ndarray, numpy scalar, str, int, float, bool or None",
-                    type(value).__name__,
-                    "Convert custom objects to plain data in get_state()",
-                )
-            )
-    return root[0], deepest
-
-
-def _plain(array: np.ndarray) -> np.ndarray:
-    if array.dtype.kind not in _PLAIN_KINDS or array.dtype.fields is not None:
-        raise SpecError(
-            message("snapshot array", "have a numeric or string dtype", str(array.dtype), "Store plain arrays")
-        )
-    if array.dtype.itemsize == 0:
-        raise SpecError(
-            message("snapshot array", "have a dtype of non-zero size", array.dtype.str, "Store plain arrays")
-        )
-    return array
-
-
-# -- decoding: the inverse, for trees from files -------------------------------------------------
-def _decode(tree: Any, leaf: Callable[[dict], Any], subject: str, fix: str) -> Any:
-    """Walk an encoded tree without recursion; ``leaf`` turns an array or scalar marker into its value."""
-    root: List[Any] = [None]
-    stack: List[Tuple[Any, Any, Any]] = [(tree, root, 0)]
-    tuples: List[Tuple[Any, Any]] = []  # (holder, slot) of lists to freeze, innermost last
-    while stack:
-        item, holder, slot = stack.pop()
-        if isinstance(item, list):
-            out: List[Any] = [None] * len(item)
-            holder[slot] = out
-            stack.extend((v, out, i) for i, v in enumerate(item))
-        elif not isinstance(item, dict):
-            holder[slot] = item
-        elif _MARKERS.isdisjoint(item):
-            mapping: Dict[str, Any] = dict.fromkeys(item)
-            holder[slot] = mapping
-            stack.extend((v, mapping, k) for k, v in item.items())
-        elif set(item) == {_TUPLE} and isinstance(item[_TUPLE], list):
-            items: List[Any] = [None] * len(item[_TUPLE])
-            holder[slot] = items
-            tuples.append((holder, slot))
-            stack.extend((v, items, i) for i, v in enumerate(item[_TUPLE]))
-        elif set(item) == {_DICT} and _is_pairs(item[_DICT]):
-            escaped: Dict[str, Any] = dict.fromkeys(k for k, _ in item[_DICT])
-            holder[slot] = escaped
-            stack.extend((v, escaped, k) for k, v in item[_DICT])
-        elif _ARRAY in item or _SCALAR in item:
-            holder[slot] = leaf(item)
-        else:
-            raise ContractError(message(subject, "use the markers snapshot files write", _shown(item), fix))
-    for holder, slot in reversed(tuples):  # inner tuples are frozen before the lists holding them
-        holder[slot] = tuple(holder[slot])
-    return root[0]
-
-
-def _is_pairs(value: Any) -> bool:
-    pairs = isinstance(value, list) and all(
-        isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in value
-    )
-    return pairs and len({p[0] for p in value}) == len(value)
-
-
-def _shown(item: Any) -> str:
-    return json.dumps(item, default=repr)[:80]
-
-
 # -- .npz files ------------------------------------------------------------------------------------
 def save(path: str, snapshot: Any, *, limits: Limits = LIMITS) -> None:
     """Write ``snapshot`` to an ``.npz``: arrays as members ``a0..aN``, the tree as JSON in ``tree``.
@@ -247,10 +126,10 @@ def save(path: str, snapshot: Any, *, limits: Limits = LIMITS) -> None:
     arrays: List[np.ndarray] = []
 
     def leaf(array: np.ndarray, scalar: bool) -> Tuple[Any, int]:
-        arrays.append(_plain(array))
+        arrays.append(_plaindata.plain(array))
         return {_SCALAR if scalar else _ARRAY: len(arrays) - 1}, 1
 
-    tree, depth = _encode(snapshot, leaf, limits.max_json_depth)
+    tree, depth = _plaindata.encode(snapshot, leaf, limits.max_json_depth)
     text = safe_json.dumps(tree, depth)
     _fits(arrays, text, limits)
     members = {f"a{i}": a for i, a in enumerate(arrays)}
@@ -327,18 +206,18 @@ def load(path: str, *, limits: Limits = LIMITS) -> Any:
             )
         return arrays[index][()] if key == _SCALAR else arrays[index]
 
-    return _decode(tree, leaf, "snapshot file tree", _RESAVE)
+    return _plaindata.decode(tree, leaf, "snapshot file tree", _RESAVE)
 
 
 # -- JSON ------------------------------------------------------------------------------------------
 def to_json(snapshot: Any, *, limits: Limits = LIMITS) -> str:
     """A JSON text of ``snapshot``; arrays keep dtype, shape and values, scalars their dtype."""
-    tree, depth = _encode(snapshot, _json_leaf, limits.max_json_depth)
+    tree, depth = _plaindata.encode(snapshot, _json_leaf, limits.max_json_depth)
     return safe_json.dumps(tree, depth)
 
 
 def _json_leaf(array: np.ndarray, scalar: bool) -> Tuple[Any, int]:
-    _plain(array)
+    _plaindata.plain(array)
     if array.dtype.kind in "fc" and array.dtype.itemsize > (8 if array.dtype.kind == "f" else 16):
         raise SpecError(
             message(
@@ -358,7 +237,7 @@ def from_json(text: str, *, limits: Limits = LIMITS) -> Any:
     """Inverse of :func:`to_json`, within ``limits`` (length, depth, array sizes) before allocating."""
     tree = safe_files.parse_json(text, subject="snapshot JSON", fix=_REDUMP, limits=limits)
     budget = [limits.max_total_bytes]
-    return _decode(tree, lambda item: _json_array(item, limits, budget), "snapshot JSON", _REDUMP)
+    return _plaindata.decode(tree, lambda item: _json_array(item, limits, budget), "snapshot JSON", _REDUMP)
 
 
 _JSON_TYPES = {"b": (bool,), "i": (int,), "u": (int,), "f": (int, float), "c": (int, float), "U": (str,), "S": (str,)}
@@ -377,7 +256,7 @@ def _json_array(item: dict, limits: Limits, budget: List[int]) -> Any:
         ok, dtype = False, None
     if not ok or dtype is None:
         raise ContractError(
-            message("snapshot JSON array", "have values, a dtype and a matching shape", _shown(item), _REDUMP)
+            message("snapshot JSON array", "have values, a dtype and a matching shape", _plaindata.shown(item), _REDUMP)
         )
     if dtype.kind not in _PLAIN_KINDS or dtype.fields is not None or dtype.subdtype is not None or not dtype.itemsize:
         raise ContractError(
@@ -405,7 +284,7 @@ def _json_array(item: dict, limits: Limits, budget: List[int]) -> Any:
         ok = all(len(v) <= width for v in values)
     if not ok:
         raise ContractError(
-            message("snapshot JSON array", "have values, a dtype and a matching shape", _shown(item), _REDUMP)
+            message("snapshot JSON array", "have values, a dtype and a matching shape", _plaindata.shown(item), _REDUMP)
         )
     try:
         if dtype.kind == "c":
@@ -416,6 +295,6 @@ def _json_array(item: dict, limits: Limits, budget: List[int]) -> Any:
         array = array.reshape(shape)
     except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as e:
         raise ContractError(
-            message("snapshot JSON array", "have values that fit its dtype", _shown(item), _REDUMP)
+            message("snapshot JSON array", "have values that fit its dtype", _plaindata.shown(item), _REDUMP)
         ) from e
     return array[()] if scalar else array
