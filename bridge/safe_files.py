@@ -11,7 +11,7 @@ bounded read, and checks dtype, string widths and ``shape x itemsize`` against :
 and against the sizes the archive declares; only then does it allocate and stream each member in
 chunks, never past its declared size. Every failure is one :class:`~bridge.errors.ContractError`
 in the house format naming the real cause (an empty file, a plain ``.npy``, a truncated zip, a
-member too large, a truncated member, a damaged checksum, deep JSON, ...).
+member too large, a truncated member, a damaged checksum, ...). JSON: :mod:`bridge.safe_json`.
 """
 
 from __future__ import annotations
@@ -28,10 +28,9 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 import numpy as np
 from numpy.lib import format as npy_format
 
-from bridge import safe_json
 from bridge.errors import ContractError, message
 
-__all__ = ["Limits", "LIMITS", "Member", "write_npz", "read_npz", "read_json_file", "parse_json", "sha256_file"]
+__all__ = ["Limits", "LIMITS", "Member", "write_npz", "read_npz", "sha256_file"]
 
 _MAX_HEADER = 10_000  # bytes of a .npy header dict; numpy's own default limit
 _CHUNK = 1 << 20
@@ -254,15 +253,18 @@ class _zip_errors:
 
     def __init__(self, refuse: _Refusal, name: str) -> None:
         self.refuse, self.name = refuse, name
+        self.stream: Any = None  # the open member, once there is one
 
-    def __enter__(self) -> None:
-        return None
+    def __enter__(self) -> _zip_errors:
+        return self
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
         if kind is None or issubclass(kind, ContractError):
             return
-        if issubclass(kind, EOFError):
-            raise self.refuse("be complete", f"a truncated member ({error})", self.name) from error
+        short = getattr(self.stream, "_left", 0) > 0  # zipfile's count of declared bytes not yet seen
+        if issubclass(kind, EOFError) or (issubclass(kind, zipfile.BadZipFile) and short):
+            got = "a truncated member (its data ends before the size the archive declares)"
+            raise self.refuse("be complete", got, self.name) from error
         if issubclass(kind, zipfile.BadZipFile):
             raise self.refuse("be undamaged", f"a damaged member ({error})", self.name) from error
         if issubclass(kind, zlib.error):
@@ -283,7 +285,8 @@ def _header(
 ) -> Member:
     """Parse one member's .npy header with a bounded read, and size it against the limits."""
     name = info.filename
-    with _zip_errors(refuse, name), archive.open(info) as stream:
+    with _zip_errors(refuse, name) as errors, archive.open(info) as stream:
+        errors.stream = stream
         prefix = stream.read(8)
         if not prefix.startswith(b"\x93NUMPY") or len(prefix) < 8:
             raise refuse("be a .npy array", f"{info.file_size:,} bytes that start with {prefix!r}", name)
@@ -340,7 +343,8 @@ def _data(archive: zipfile.ZipFile, info: zipfile.ZipInfo, member: Member, refus
     name = info.filename
     buffer = bytearray(member.nbytes)
     view, got = memoryview(buffer), 0
-    with _zip_errors(refuse, name), archive.open(info) as stream:
+    with _zip_errors(refuse, name) as errors, archive.open(info) as stream:
+        errors.stream = stream
         stream.read(member.offset)
         while got < member.nbytes:
             chunk = stream.read(min(_CHUNK, member.nbytes - got))
@@ -357,38 +361,7 @@ def _data(archive: zipfile.ZipFile, info: zipfile.ZipInfo, member: Member, refus
     return flat.reshape(member.shape[::-1]).transpose() if member.fortran else flat.reshape(member.shape)
 
 
-# -- JSON and hashes ------------------------------------------------------------------------------
-def parse_json(text: str, *, subject: str, fix: str, limits: Limits = LIMITS) -> Any:
-    """``json.loads(text)`` within the limits: length and depth first, then no recursion."""
-    refuse = _Refusal(subject, fix)
-    if len(text) > limits.max_json_bytes:
-        expectation = f"be at most {limits.max_json_bytes:,} characters of JSON (Limits.max_json_bytes)"
-        raise refuse(expectation, f"{len(text):,} characters")
-    depth = safe_json.depth_of_text(text)
-    if depth > limits.max_json_depth:
-        raise refuse(f"nest at most {limits.max_json_depth:,} levels (Limits.max_json_depth)", f"{depth:,} levels")
-    try:
-        return safe_json.loads(text, depth)
-    except ValueError as e:
-        raise refuse("be JSON text", f"{text[:40]!r}") from e
-
-
-def read_json_file(path: str, *, subject: str, fix: str, limits: Limits = LIMITS) -> Any:
-    """A JSON file, sized before it is read, decoded as UTF-8, parsed by :func:`parse_json`."""
-    refuse = _Refusal(subject, fix)
-    size = _file_size(path, refuse)
-    if size > limits.max_json_bytes:
-        expectation = f"be at most {limits.max_json_bytes:,} bytes of JSON (Limits.max_json_bytes)"
-        raise refuse(expectation, f"{size:,} bytes")
-    with _opened(path, refuse) as raw:
-        data = raw.read(limits.max_json_bytes + 1)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise refuse("be UTF-8 JSON text", f"bytes that are not UTF-8 ({e.reason} at byte {e.start})") from e
-    return parse_json(text, subject=subject, fix=fix, limits=limits)
-
-
+# -- hashes --------------------------------------------------------------------------------------
 def sha256_file(path: str, subject: str, fix: str) -> str:
     """The file's sha256, read in chunks (never the whole file at once)."""
     digest = hashlib.sha256()

@@ -1,4 +1,4 @@
-"""JSON text of any allowed depth, read and written without recursion.
+"""JSON text of any allowed depth, read and written without recursion, within :class:`Limits`.
 
 ``json.loads`` / ``json.dumps`` recurse once per nesting level and raise ``RecursionError`` on a
 deep document (or deep in a caller's stack). Here the depth is measured first, without parsing;
@@ -16,7 +16,9 @@ from typing import Any, List, Tuple
 
 import numpy as np
 
-__all__ = ["depth_of_text", "loads", "dumps", "FAST_DEPTH"]
+from bridge.safe_files import LIMITS, Limits, _file_size, _opened, _Refusal
+
+__all__ = ["parse_json", "read_json_file", "depth_of_text", "depth_of", "loads", "dumps", "FAST_DEPTH"]
 
 FAST_DEPTH = 100  # documents at most this deep use the json module's C code
 # a JSON string: from an opening quote to the closing one, or to the end of a text that never
@@ -39,6 +41,19 @@ def depth_of_text(text: str) -> int:
     return deepest
 
 
+def depth_of(tree: Any) -> int:
+    """The nesting of dicts and lists (tuples count as lists) in a Python tree, without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, (list, tuple)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
 def loads(text: str, depth: int) -> Any:
     """Parse ``text``, already measured by :func:`depth_of_text` as ``depth`` levels deep.
 
@@ -50,6 +65,38 @@ def loads(text: str, depth: int) -> Any:
 def dumps(tree: Any, depth: int, indent: Any = None) -> str:
     """``json.dumps(tree)`` for a tree ``depth`` levels deep; compact and iterative when deep."""
     return json.dumps(tree, indent=indent) if depth <= FAST_DEPTH else _dumps_deep(tree)
+
+
+# -- within limits, as the house error ------------------------------------------------------------
+def parse_json(text: str, *, subject: str, fix: str, limits: Limits = LIMITS) -> Any:
+    """``json.loads(text)`` within the limits: length and depth first, then no recursion."""
+    refuse = _Refusal(subject, fix)
+    if len(text) > limits.max_json_bytes:
+        expectation = f"be at most {limits.max_json_bytes:,} characters of JSON (Limits.max_json_bytes)"
+        raise refuse(expectation, f"{len(text):,} characters")
+    depth = depth_of_text(text)
+    if depth > limits.max_json_depth:
+        raise refuse(f"nest at most {limits.max_json_depth:,} levels (Limits.max_json_depth)", f"{depth:,} levels")
+    try:
+        return loads(text, depth)
+    except ValueError as e:
+        raise refuse("be JSON text", f"{text[:40]!r}") from e
+
+
+def read_json_file(path: str, *, subject: str, fix: str, limits: Limits = LIMITS) -> Any:
+    """A JSON file, sized before it is read, decoded as UTF-8, parsed by :func:`parse_json`."""
+    refuse = _Refusal(subject, fix)
+    size = _file_size(path, refuse)
+    if size > limits.max_json_bytes:
+        expectation = f"be at most {limits.max_json_bytes:,} bytes of JSON (Limits.max_json_bytes)"
+        raise refuse(expectation, f"{size:,} bytes")
+    with _opened(path, refuse) as raw:
+        data = raw.read(size + 1)  # read(n) allocates n up front: the size just checked, not the limit
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise refuse("be UTF-8 JSON text", f"bytes that are not UTF-8 ({e.reason} at byte {e.start})") from e
+    return parse_json(text, subject=subject, fix=fix, limits=limits)
 
 
 # -- the iterative parser ------------------------------------------------------------------------

@@ -191,7 +191,7 @@ def load(path: str, *, limits: Limits = LIMITS) -> Any:
         long_text=("tree",),
         expect=expect,
     )
-    tree = safe_files.parse_json(str(members["tree"][()]), subject="snapshot file tree", fix=_RESAVE, limits=limits)
+    tree = safe_json.parse_json(str(members["tree"][()]), subject="snapshot file tree", fix=_RESAVE, limits=limits)
     arrays = [members[f"a{i}"] for i in range(len(members) - 1)]
 
     def leaf(item: dict) -> Any:
@@ -235,7 +235,7 @@ def _json_leaf(array: np.ndarray, scalar: bool) -> Tuple[Any, int]:
 
 def from_json(text: str, *, limits: Limits = LIMITS) -> Any:
     """Inverse of :func:`to_json`, within ``limits`` (length, depth, array sizes) before allocating."""
-    tree = safe_files.parse_json(text, subject="snapshot JSON", fix=_REDUMP, limits=limits)
+    tree = safe_json.parse_json(text, subject="snapshot JSON", fix=_REDUMP, limits=limits)
     budget = [limits.max_total_bytes]
     return _plaindata.decode(tree, lambda item: _json_array(item, limits, budget), "snapshot JSON", _REDUMP)
 

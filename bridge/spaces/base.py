@@ -216,6 +216,53 @@ def _walk_equal(a: Space, b: Space) -> bool:
     return True
 
 
+def difference(expected: Space, got: Space) -> Optional[Tuple[str, str, str]]:
+    """Where two spaces first differ, as ``(path, expected, got)``, or None when they are equal.
+
+    ``path`` is like ``"['pos'][1]"`` (``""`` at the root); the two texts are the reprs of the
+    subspaces there, with the field that differs when the reprs alone do not show it.
+    """
+    stack: List[Tuple[Space, Space, str, int]] = [(expected, got, "", 0)]
+    while stack:
+        x, y, path, depth = stack.pop()
+        x_kids, y_kids = x._children(), y._children()
+        same_keys = [kx for kx, _ in x_kids] == [ky for ky, _ in y_kids]
+        if type(x) is type(y) and not same_keys:  # a Dict's keys or a Tuple's length: say only that
+            return path, _outline(x), _outline(y)
+        if type(x) is not type(y) or not _params_equal(x._params(), y._params()):
+            x_text, y_text = repr(x), repr(y)
+            if x_text == y_text:  # e.g. bounds that differ past what repr shows
+                field = _first_field(x, y)
+                x_text, y_text = f"{x_text} ({field} {_short(x, field)})", f"{y_text} ({field} {_short(y, field)})"
+            return path, x_text, y_text
+        _check_depth(x, depth, bool(x_kids))
+        for (key, cx), (_, cy) in reversed(list(zip(x_kids, y_kids))):
+            stack.append((cx, cy, f"{path}[{key!r}]", depth + 1))
+    return None
+
+
+def _outline(space: Space) -> str:
+    keys = [key for key, _ in space._children()]
+    if all(isinstance(k, int) for k in keys):
+        return f"{type(space).__name__} of {len(keys)} spaces"
+    return f"{type(space).__name__} with keys {keys}"
+
+
+def _first_field(x: Space, y: Space) -> str:
+    names = getattr(x, "_param_names", ())
+    for name, a, b in zip(names, x._params(), y._params()):
+        if not _params_equal(a, b):
+            return name
+    return "parameters"
+
+
+def _short(space: Space, field: str) -> str:
+    value = getattr(space, field, None)
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, threshold=6, edgeitems=2, separator=", ")
+    return repr(value)
+
+
 def _walk_to_dict(root: Space) -> dict:
     nodes: List[Tuple[Space, int]] = [(root, 0)]
     kids: List[List[int]] = []

@@ -116,6 +116,8 @@ class Box(Space):
         return np.clip(out.astype(self.dtype), self.low, self.high)
 
     # -- identity ----------------------------------------------------------------------------
+    _param_names = ("shape", "dtype", "low", "high")
+
     def _params(self) -> tuple:
         return (self.shape, self.dtype, self.low, self.high)
 

@@ -69,6 +69,8 @@ class Discrete(Space):
         # the sum in Python ints: start + n - 1 fits int64 (checked), so the result is exact
         return np.int64(self.start + int(_rng(rng, "Discrete").integers(self.n)))
 
+    _param_names = ("n", "start")
+
     def _params(self) -> tuple:
         return (self.n, self.start)
 
@@ -153,6 +155,8 @@ class MultiDiscrete(Space):
 
     def sample(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
         return self.start + _rng(rng, "MultiDiscrete").integers(self.nvec, dtype=np.int64)
+
+    _param_names = ("nvec", "start")
 
     def _params(self) -> tuple:
         return (self.nvec, self.start)
