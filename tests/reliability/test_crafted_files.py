@@ -683,7 +683,9 @@ def test_the_zip_bomb_is_refused_in_a_child_under_hard_memory_and_cpu_limits(tmp
         assert r["grew_kib"] * 1024 < PEAK, r
 
 
-if __name__ == "__main__":  # print the docs table: PYTHONPATH=tests:tests/reliability python tests/reliability/test_crafted_files.py
+if (
+    __name__ == "__main__"
+):  # print the docs table: PYTHONPATH=tests:tests/reliability python tests/reliability/test_crafted_files.py
     loaders = {"snapshot": "`snapshot.load`", "json": "`snapshot.from_json`", "tape": "`Tape.load`"}
     print("| row | loader | input | refused by | message |")
     print("|---|---|---|---|---|")
