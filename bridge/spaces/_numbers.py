@@ -62,16 +62,17 @@ def int_problem(x: Any, low: int, high: int) -> Optional[str]:
     return None if low <= n <= high else "range"
 
 
-def float_problem(x: Any, dtype: np.dtype) -> Optional[str]:
-    """Why ``x`` is no bound of a ``dtype`` Box: "number", "nan", "overflow" (a finite value that
-    would become an infinity) or None. Values inside the range round to the nearest float."""
+def float_problem(x: Any, dtype: np.dtype, wrong_infinity: float) -> Optional[str]:
+    """Why ``x`` is no bound of a ``dtype`` Box: "number", "nan", "infinity" (``wrong_infinity``:
+    +inf for a low, -inf for a high), "overflow" (a finite value that would become an infinity)
+    or None. Values inside the range round to the nearest float."""
     n = python_number(x)
     if n is None:
         return "number"
     if isinstance(n, float) and (n != n):
         return "nan"
     if isinstance(n, float) and math.isinf(n):
-        return None
+        return "infinity" if n == wrong_infinity else None
     try:
         wide = float(n)
     except OverflowError:  # an int past float64's range
@@ -89,11 +90,11 @@ def any_int_problem(raw: np.ndarray, low: int, high: int) -> bool:
     return int(raw.min()) < low or int(raw.max()) > high  # int() of an integral float is exact
 
 
-def any_float_problem(raw: np.ndarray, dtype: np.dtype) -> bool:
+def any_float_problem(raw: np.ndarray, dtype: np.dtype, wrong_infinity: float) -> bool:
     """Vectorized: does some element of a numeric ``raw`` fail :func:`float_problem`?"""
     if raw.size == 0:
         return False
-    if raw.dtype.kind == "f" and np.isnan(raw).any():
+    if raw.dtype.kind == "f" and (np.isnan(raw).any() or (raw == wrong_infinity).any()):
         return True
     with np.errstate(over="ignore", invalid="ignore"):
         cast = raw.astype(dtype)

@@ -55,7 +55,8 @@ def _describe(x: Any) -> str:
     if isinstance(x, np.generic):
         return f"{type(x).__name__}({x!r})" if not repr(x).startswith("np.") else repr(x)
     text = repr(x)
-    return text if len(text) <= 80 else text[:77] + "..."
+    # a cut text ends in ")", never in "...": the message's own period must not make "...."
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
 
 
 def _as_int(value: Any, name: str, owner: str, minimum: int) -> int:

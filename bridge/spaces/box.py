@@ -195,8 +195,9 @@ def _bound(name: str, value: Bound, raw: np.ndarray, shape: Tuple[int, ...], dty
                 message(f"Box {name}", f"have shape {shape}", f"shape {raw.shape}", "Match shape")
             ) from None
     if dtype.kind == "f":
-        bad = raw.dtype.kind == "O" or _numbers.any_float_problem(raw, dtype)
-        found = _numbers.first(raw, lambda x: _numbers.float_problem(x, dtype)) if bad else None
+        wrong = np.inf if name == "low" else -np.inf  # a low of +inf (a high of -inf) leaves no finite value
+        bad = raw.dtype.kind == "O" or _numbers.any_float_problem(raw, dtype, wrong)
+        found = _numbers.first(raw, lambda x: _numbers.float_problem(x, dtype, wrong)) if bad else None
     else:
         info = np.iinfo(dtype)
         low, high = int(info.min), int(info.max)
@@ -217,6 +218,9 @@ def _refuse(name: str, value: Any, raw: np.ndarray, dtype: np.dtype, index: tupl
         raise SpecError(message(subject, "be numeric", got, "Pass numbers or numpy arrays"))
     if problem == "nan":
         raise SpecError(message(subject, "not contain NaN", got, "Use -np.inf/np.inf"))
+    if problem == "infinity":
+        side = "-np.inf" if name == "low" else "np.inf"
+        raise SpecError(message(subject, f"be finite or {side}", got, f"Use {side} for an unbounded side"))
     if problem == "overflow":
         biggest = float(np.finfo(dtype).max)
         raise SpecError(

@@ -29,6 +29,9 @@ class Discrete(Space):
 
     def __init__(self, n: int, start: int = 0) -> None:
         self.n = _as_int(n, "n", "Discrete", 1)
+        if self.n > INT64_MAX:  # integers(n) draws int64s; no export holds a larger n either
+            fix = "Use a Box of dtype int64 for wider ranges"
+            raise SpecError(message("Discrete n", f"be at most {INT64_MAX} (int64)", self.n, fix))
         if not _is_integer_scalar(start):
             raise SpecError(message("Discrete start", "be an integer", start, "Pass e.g. start=0"))
         self.start = int(start)

@@ -104,6 +104,14 @@ def test_discrete_at_the_top_of_int64_samples_exactly():
         spaces.Discrete(1, start=I64_MIN - 1)
 
 
+def test_discrete_n_past_int64_is_refused_even_when_start_would_fit():
+    with raises_exactly(
+        SpecError,
+        "Discrete n must be at most 9223372036854775807 (int64), got 18446744073709551616. Use a Box of dtype int64 for wider ranges.",
+    ):
+        spaces.Discrete(2**64, start=I64_MIN)  # found by tests/reliability/test_fuzz_space_limits.py
+
+
 def test_discrete_sampling_is_unchanged_for_spaces_that_were_already_valid():
     # the golden trajectories depend on it: start + integers(n), same draw, same value
     for n, start in [(4, 0), (3, -1), (10**12, 5), (2**62, -(2**62))]:
@@ -148,6 +156,14 @@ def test_discrete_sampling_is_unchanged_for_spaces_that_were_already_valid():
         (
             lambda: spaces.Box([0, "a"], 1),
             "Box low[1] must be numeric, got 'a'. Pass numbers or numpy arrays.",
+        ),
+        (
+            lambda: spaces.Box(np.inf, np.inf),
+            "Box low must be finite or -np.inf, got inf. Use -np.inf for an unbounded side.",
+        ),
+        (
+            lambda: spaces.Box(0.0, np.array([1.0, -np.inf])),
+            "Box high[1] must be finite or np.inf, got -inf. Use np.inf for an unbounded side.",
         ),
         (
             lambda: spaces.Box(np.array([0.0, np.nan]), 1.0),
