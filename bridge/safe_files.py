@@ -16,25 +16,27 @@ member too large, a truncated member, a damaged checksum, ...). JSON: :mod:`brid
 
 from __future__ import annotations
 
-import hashlib
 import io
 import math
 import os
 import struct
-import zipfile
 import zlib
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 from numpy.lib import format as npy_format
 
 from bridge.errors import ContractError, message
 
+if TYPE_CHECKING:
+    import zipfile  # imported where used: it costs `import bridge` about 7 ms
+
 __all__ = ["Limits", "LIMITS", "Member", "write_npz", "read_npz", "sha256_file"]
 
 _MAX_HEADER = 10_000  # bytes of a .npy header dict; numpy's own default limit
 _CHUNK = 1 << 20
 _MAX_NDIM = 32
+_STORED, _DEFLATED = 0, 8  # zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED
 _KIND_NAMES = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex", "U": "str", "S": "bytes"}
 
 
@@ -105,7 +107,9 @@ def write_npz(path: str, arrays: Dict[str, np.ndarray], *, compress: bool) -> No
     Timestamps are fixed, so equal arrays give equal bytes (and equal sha256). Object arrays are
     refused by numpy (``allow_pickle=False``); callers check dtypes first for a better message.
     """
-    method = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+    import zipfile
+
+    method = _DEFLATED if compress else _STORED
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         with zipfile.ZipFile(temporary, "w", compression=method) as archive:
@@ -141,6 +145,8 @@ def read_npz(
         expect: called with every member's declared :class:`Member` before any data is read; it
             raises (a ContractError) to refuse names, dtypes or shapes the caller does not expect.
     """
+    import zipfile
+
     refuse = _Refusal(subject, fix)
     size = _file_size(path, refuse)
     with _opened(path, refuse) as raw:
@@ -235,7 +241,7 @@ def _check_directory(infos: List[zipfile.ZipInfo], limits: Limits, refuse: _Refu
             raise refuse("name each member once", f"{name!r} twice")
         if info.flag_bits & 0x1:
             raise refuse("not be encrypted", "an encrypted member", name)
-        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        if info.compress_type not in (_STORED, _DEFLATED):
             raise refuse("be stored or deflated", f"compression method {info.compress_type}", name)
         if info.file_size > limits.max_member_bytes + _MAX_HEADER + 12:
             expectation = f"hold at most {limits.max_member_bytes:,} bytes (Limits.max_member_bytes)"
@@ -259,6 +265,8 @@ class _zip_errors:
         return self
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        import zipfile
+
         if kind is None or issubclass(kind, ContractError):
             return
         short = getattr(self.stream, "_left", 0) > 0  # zipfile's count of declared bytes not yet seen
@@ -364,6 +372,8 @@ def _data(archive: zipfile.ZipFile, info: zipfile.ZipInfo, member: Member, refus
 # -- hashes --------------------------------------------------------------------------------------
 def sha256_file(path: str, subject: str, fix: str) -> str:
     """The file's sha256, read in chunks (never the whole file at once)."""
+    import hashlib
+
     digest = hashlib.sha256()
     with _opened(path, _Refusal(subject, fix)) as raw:
         for chunk in iter(lambda: raw.read(_CHUNK), b""):
