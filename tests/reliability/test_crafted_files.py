@@ -22,6 +22,8 @@ from typing import Any, Callable, Dict, NamedTuple
 import numpy as np
 import pytest
 from crafted import MIB, Entry, bomb_entry, deflated, header_for, member, npy, npy_header, stored, write, zip_bytes
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 from support import raises_exactly
 
 from bridge import snapshot
@@ -692,3 +694,55 @@ if (
     for r in ROWS:
         cells = [f"`{r.id}`", loaders[r.target], r.input, r.check, r.message.replace("|", "\\|")]
         print("| " + " | ".join(cells) + " |")
+
+
+# -- damaged at random: every outcome is a load or a ContractError --------------------------------
+DAMAGE = st.one_of(
+    st.tuples(st.just("flip"), st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1, max_size=8)),
+    st.tuples(st.just("cut"), st.integers(0, 10**6)),
+    st.tuples(st.just("append"), st.binary(min_size=1, max_size=64)),
+)
+
+
+def _damaged(data: bytes, damage) -> bytes:
+    kind, how = damage
+    if kind == "cut":
+        return data[: how % (len(data) + 1)]
+    if kind == "append":
+        return data + how
+    out = bytearray(data)
+    for at, byte in how:
+        out[at % len(out)] = byte
+    return bytes(out)
+
+
+@functools.cache
+def _clean_files() -> Dict[str, bytes]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        snap_path = os.path.join(tmp, "s.npz")
+        snapshot.save(snap_path, {"pos": np.arange(6.0).reshape(2, 3), "t": (3, np.int64(4)), "name": "grid"})
+        tape_path = os.path.join(tmp, "walk.npz")
+        record("envbridge/MultiModal-v0", seed=0, steps=6).save(tape_path)
+        with open(snap_path, "rb") as a, open(tape_path, "rb") as b, open(tape_path + ".json", "rb") as c:
+            return {"snapshot": a.read(), "tape": b.read(), "manifest": c.read()}
+
+
+@given(target=st.sampled_from(["snapshot", "tape", "manifest"]), damage=DAMAGE)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # examples: the profile
+def test_a_file_damaged_at_random_loads_or_is_one_contract_error(tmp_path, target, damage):
+    clean = _clean_files()
+    snap_path, tape_path = os.path.join(tmp_path, "s.npz"), os.path.join(tmp_path, "walk.npz")
+    write(snap_path, _damaged(clean["snapshot"], damage) if target == "snapshot" else clean["snapshot"])
+    write(tape_path, _damaged(clean["tape"], damage) if target == "tape" else clean["tape"])
+    write(tape_path + ".json", _damaged(clean["manifest"], damage) if target == "manifest" else clean["manifest"])
+    if target == "tape":
+        _fix_hash(tape_path)  # past the hash, into the container reader
+    try:
+        snapshot.load(snap_path) if target == "snapshot" else Tape.load(tape_path)
+        event("loaded")
+    except ContractError as e:
+        text = str(e)
+        assert " must " in text and ", got " in text and text.endswith("."), text
+        event("refused")
