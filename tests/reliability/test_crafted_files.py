@@ -696,7 +696,7 @@ if (
         print("| " + " | ".join(cells) + " |")
 
 
-# -- damaged at random: every outcome is a load or a ContractError --------------------------------
+# -- damaged at random: every outcome is a load or a ContractError (snapshot, tape, manifest, JSON) ---
 DAMAGE = st.one_of(
     st.tuples(st.just("flip"), st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1, max_size=8)),
     st.tuples(st.just("cut"), st.integers(0, 10**6)),
@@ -725,11 +725,17 @@ def _clean_files() -> Dict[str, bytes]:
         snapshot.save(snap_path, {"pos": np.arange(6.0).reshape(2, 3), "t": (3, np.int64(4)), "name": "grid"})
         tape_path = os.path.join(tmp, "walk.npz")
         record("envbridge/MultiModal-v0", seed=0, steps=6).save(tape_path)
+        state = {"pos": np.arange(6.0).reshape(2, 3), "t": (3, np.int64(4)), "name": "grid", "s": np.array(["ab"])}
         with open(snap_path, "rb") as a, open(tape_path, "rb") as b, open(tape_path + ".json", "rb") as c:
-            return {"snapshot": a.read(), "tape": b.read(), "manifest": c.read()}
+            return {
+                "snapshot": a.read(),
+                "tape": b.read(),
+                "manifest": c.read(),
+                "json": snapshot.to_json(state).encode(),
+            }
 
 
-@given(target=st.sampled_from(["snapshot", "tape", "manifest"]), damage=DAMAGE)
+@given(target=st.sampled_from(["snapshot", "tape", "manifest", "json"]), damage=DAMAGE)
 @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # examples: the profile
 def test_a_file_damaged_at_random_loads_or_is_one_contract_error(tmp_path, target, damage):
     clean = _clean_files()
@@ -740,7 +746,10 @@ def test_a_file_damaged_at_random_loads_or_is_one_contract_error(tmp_path, targe
     if target == "tape":
         _fix_hash(tape_path)  # past the hash, into the container reader
     try:
-        snapshot.load(snap_path) if target == "snapshot" else Tape.load(tape_path)
+        if target == "json":
+            snapshot.from_json(_damaged(clean["json"], damage).decode("utf-8", "replace"))
+        else:
+            snapshot.load(snap_path) if target == "snapshot" else Tape.load(tape_path)
         event("loaded")
     except ContractError as e:
         text = str(e)
