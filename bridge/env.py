@@ -173,9 +173,9 @@ class Env:
     def restore_state(self, snapshot: dict) -> None:
         """Rewind to a snapshot from :meth:`clone_state` of an env of the same class.
 
-        The whole snapshot is checked before anything changes (its maker, its keys, the RNG
-        state); should ``set_state`` still raise, the env is set back as it was and the error is
-        a ContractError. A refused snapshot never leaves the env half restored.
+        The whole snapshot is checked before anything changes (its maker, its keys, the RNG's
+        kind); should ``set_state`` or the RNG state still be refused, the env is set back as it
+        was and the error is a ContractError. A refused snapshot never leaves it half restored.
         """
         self._check_snapshot(snapshot)
         _restore_or_roll_back(self, snapshot)
@@ -190,6 +190,7 @@ class Env:
             _snapshot.check_rng_kind(self.np_random, snapshot["rng"])
 
     def _rollback_point(self) -> Any:
+        # exact as long as get_state() returns copies, as its contract asks
         return self.get_state(), self.np_random.bit_generator.state
 
     def _roll_back(self, point: Any) -> None:

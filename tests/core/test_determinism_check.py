@@ -211,3 +211,24 @@ def test_a_spec_that_builds_another_stack_is_not_used():
             f"the fresh-instance replay (determinism 'strong') must have a fresh env to restore the snapshot into, got {why}.",
         )
     ]
+
+
+class WeakIgnoresItsState(Walk):
+    determinism = "weak"
+
+    def set_state(self, state):
+        pass
+
+
+bridge.register("test/WeakIgnoresItsState-v0", WeakIgnoresItsState, max_episode_steps=50)
+
+
+def test_a_weak_env_inside_a_time_limit_is_compared_at_every_level():
+    # the TimeLimit's own counter is restored; the inner env's fields are not: still a failure
+    problems, _ = _errors("test/WeakIgnoresItsState-v0")
+    assert problems == [
+        (
+            "restore_state() must bring back the simulation state (determinism 'weak'), got get_state() differs after restore.",
+            "Make set_state() the inverse of get_state().",
+        )
+    ]
