@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "reliability"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "reliability"))  # the bomb builder
 
 from crafted import bomb_entry, write, zip_bytes  # noqa: E402
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import struct
 import zlib
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -152,3 +152,13 @@ def write(path: str, data: bytes) -> str:
 def member(name: str, array: np.ndarray) -> Entry:
     """An honest stored .npy member with a header from :func:`header_for` (the same in every era)."""
     return stored(name, header_for(array.dtype.str, array.shape) + np.ascontiguousarray(array).tobytes())
+
+
+class Row(NamedTuple):
+    id: str
+    target: str  # "snapshot" (snapshot.load), "json" (snapshot.from_json) or "tape" (Tape.load)
+    input: str  # what the file is, for the docs table
+    check: str  # the limit or check that refuses it, for the docs table
+    build: Callable[[str], Any]  # tmp dir -> path (snapshot, tape) or text (json)
+    message: str
+    limits: Any = None  # Limits(**limits) for this row; None: the defaults
