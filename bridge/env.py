@@ -7,7 +7,7 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 
 from bridge import snapshot as _snapshot
-from bridge.errors import ContractError, SpecError, message
+from bridge.errors import BridgeError, ContractError, SpecError, message
 from bridge.spaces import Space
 
 __all__ = ["Env", "Wrapper", "TimeLimit", "StepResult", "DETERMINISM", "qualname", "check_snapshot_owner"]
@@ -27,6 +27,49 @@ def check_snapshot_owner(obj: object, snapshot: Any, fix: str) -> None:
     got = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
     if got != qualname(obj):
         raise ContractError(message("snapshot", f"come from {qualname(obj)}", got, fix))
+
+
+_ENV_FIX = "Restore snapshots only into the env class that made them"
+_WRAPPER_FIX = "Restore snapshots only into the wrapper stack that made them"
+
+
+def _check_keys(snapshot: dict, required: Tuple[str, ...], optional: Tuple[str, ...], fix: str) -> None:
+    keys = set(snapshot)
+    if not set(required) <= keys <= set(required) | set(optional):
+        expectation = "have the keys " + ", ".join(repr(k) for k in required)
+        expectation += f" (and {', '.join(repr(k) for k in optional)} with the RNG)" if optional else ""
+        raise ContractError(message("snapshot", expectation, sorted(keys, key=repr), fix))
+
+
+def _set_state(env: Env, state: Any) -> None:
+    """``env.set_state(state)``; what it raises (other than our own errors) becomes a ContractError."""
+    try:
+        env.set_state(state)
+    except BridgeError:
+        raise
+    except Exception as e:
+        raise ContractError(
+            message(
+                "snapshot state",
+                f"be accepted by {type(env).__name__}.set_state()",
+                f"{type(e).__name__}: {e}",
+                "Restore only snapshots that this env's clone_state() made (the env was left as it was)",
+            )
+        ) from e
+
+
+def _restore_or_roll_back(env: Env, snapshot: dict) -> None:
+    point = env._rollback_point()
+    try:
+        env._apply_snapshot(snapshot)
+    except Exception:
+        env._roll_back(point)
+        raise
+
+
+def _standard(env: Env) -> bool:
+    """True when ``env`` restores through the protocol above (its restore_state is not its own)."""
+    return type(env).restore_state in (Env.restore_state, Wrapper.restore_state)
 
 
 class Env:
@@ -128,13 +171,36 @@ class Env:
         return snap
 
     def restore_state(self, snapshot: dict) -> None:
-        """Rewind to a snapshot from :meth:`clone_state` of an env of the same class."""
+        """Rewind to a snapshot from :meth:`clone_state` of an env of the same class.
+
+        The whole snapshot is checked before anything changes (its maker, its keys, the RNG's
+        kind); should ``set_state`` or the RNG state still be refused, the env is set back as it
+        was and the error is a ContractError. A refused snapshot never leaves it half restored.
+        """
+        self._check_snapshot(snapshot)
+        _restore_or_roll_back(self, snapshot)
+
+    # the restore protocol: check everything, keep a rollback point, apply (Wrapper nests these)
+    def _check_snapshot(self, snapshot: Any) -> None:
         if self._snapshot_unsupported():
             self.clone_state()  # raises the explanatory error
-        check_snapshot_owner(self, snapshot, "Restore snapshots only into the env class that made them")
+        check_snapshot_owner(self, snapshot, _ENV_FIX)
+        _check_keys(snapshot, ("class", "state"), ("rng",), _ENV_FIX)
+        if "rng" in snapshot:  # its kind here; its values when applied, rolled back if they do not fit
+            _snapshot.check_rng_kind(self.np_random, snapshot["rng"])
+
+    def _rollback_point(self) -> Any:
+        # exact as long as get_state() returns copies, as its contract asks
+        return self.get_state(), self.np_random.bit_generator.state
+
+    def _roll_back(self, point: Any) -> None:
+        self.set_state(point[0])
+        self.np_random.bit_generator.state = point[1]
+
+    def _apply_snapshot(self, snapshot: dict) -> None:
+        _set_state(self, snapshot["state"])
         if "rng" in snapshot:
-            _snapshot.set_rng_state(self.np_random, snapshot["rng"])
-        self.set_state(snapshot["state"])
+            _snapshot.apply_rng_state(self.np_random, snapshot["rng"])
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
@@ -196,9 +262,33 @@ class Wrapper(Env):
         }
 
     def restore_state(self, snapshot: dict) -> None:
-        check_snapshot_owner(self, snapshot, "Restore snapshots only into the wrapper stack that made them")
-        self.env.restore_state(snapshot["env"])
-        self.set_state(snapshot["state"])
+        """Rewind the whole stack; the snapshot is checked at every level before any level changes."""
+        self._check_snapshot(snapshot)
+        _restore_or_roll_back(self, snapshot)
+
+    def _check_snapshot(self, snapshot: Any) -> None:
+        check_snapshot_owner(self, snapshot, _WRAPPER_FIX)
+        _check_keys(snapshot, ("class", "state", "env"), (), _WRAPPER_FIX)
+        if _standard(self.env):
+            self.env._check_snapshot(snapshot["env"])
+
+    def _rollback_point(self) -> Any:
+        inner = self.env._rollback_point() if _standard(self.env) else self.env.clone_state()
+        return self.get_state(), inner
+
+    def _roll_back(self, point: Any) -> None:
+        if _standard(self.env):
+            self.env._roll_back(point[1])
+        else:
+            self.env.restore_state(point[1])
+        self.set_state(point[0])
+
+    def _apply_snapshot(self, snapshot: dict) -> None:
+        if _standard(self.env):
+            self.env._apply_snapshot(snapshot["env"])
+        else:  # an env with its own restore_state: it checks and applies its part itself
+            self.env.restore_state(snapshot["env"])
+        _set_state(self, snapshot["state"])
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name == "env":

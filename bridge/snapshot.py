@@ -1,40 +1,104 @@
 """Snapshots as plain data: RNG state encoding and pickle-free ``.npz`` / JSON files.
 
-A snapshot is nested dict / list / ndarray / str / int / float / bool / None. The RNG's 128-bit
-integers become decimal strings so the tree fits both ``.npz`` (no object arrays) and JSON.
+A snapshot is a tree of dict (str keys), list, tuple, ndarray, numpy scalar, str, int, float, bool
+and None. Both files give back exactly that tree:
+
+* dicts keep their key order; lists stay lists and tuples stay tuples (a namedtuple or a dict
+  subclass comes back as a plain tuple / dict);
+* arrays keep dtype, shape and bytes; a numpy scalar comes back as a numpy scalar of its dtype
+  (files written before this rule hold 0-d arrays, and load as 0-d arrays);
+* ints of any size, floats (NaN and infinities too), bools, None and str are unchanged;
+* user keys that look like the file's own markers (``"__ndarray__"``, ``"__scalar__"``,
+  ``"__tuple__"``, ``"__dict__"``) are escaped on save and come back as written.
+
+Anything else is refused when saving (SpecError), and so is a tree that the loader would refuse
+(deeper than ``Limits.max_json_depth``, arrays past the size limits). Loading goes through
+:mod:`bridge.safe_files`: a file from a stranger is sized before anything is allocated, and every
+failure is one ContractError naming its cause. The RNG's 128-bit integers are decimal strings.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import math
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
+from bridge import _plaindata, safe_files, safe_json
 from bridge.errors import ContractError, SpecError, message
+from bridge.safe_files import LIMITS, Limits
 
-__all__ = ["rng_state", "set_rng_state", "save", "load", "to_json", "from_json"]
+__all__ = [
+    "rng_state",
+    "set_rng_state",
+    "check_rng_state",
+    "check_rng_kind",
+    "apply_rng_state",
+    "save",
+    "load",
+    "to_json",
+    "from_json",
+]
 
-_ARRAY = "__ndarray__"
-_PLAIN_KINDS = "biufcUS"  # numeric, bool and string dtypes: never object, void or structured
+_ARRAY, _SCALAR, _PLAIN_KINDS = _plaindata.ARRAY, _plaindata.SCALAR, _plaindata.PLAIN_KINDS
 _RESAVE = "Recreate it with bridge.snapshot.save"
 _REDUMP = "Recreate it with bridge.snapshot.to_json"
+_SCRATCH: Dict[type, Any] = {}  # one spare bit generator per kind, to try a state on
 
 
+# -- the RNG ---------------------------------------------------------------------------------------
 def rng_state(rng: np.random.Generator) -> dict:
     """The Generator's bit-generator state with every int as a decimal string."""
     return _ints_to_str(rng.bit_generator.state)
 
 
-def set_rng_state(rng: np.random.Generator, state: dict) -> None:
-    """Inverse of :func:`rng_state`; the bit generator's kind must match."""
-    kind = rng.bit_generator.state["bit_generator"]
+def check_rng_state(rng: np.random.Generator, state: Any) -> dict:
+    """The bit-generator state :func:`rng_state` encoded in ``state``, tried on a spare generator
+    of ``rng``'s kind (``rng`` itself is untouched); a ContractError when it does not fit."""
+    decoded = _decoded(rng, state)
+    spare = _SCRATCH.get(type(rng.bit_generator))
+    if spare is None:
+        spare = _SCRATCH.setdefault(type(rng.bit_generator), type(rng.bit_generator)())
+    _assign(spare, decoded, rng, state)
+    return decoded
+
+
+def set_rng_state(rng: np.random.Generator, state: Any) -> None:
+    """Inverse of :func:`rng_state`; the state is checked whole before ``rng`` changes."""
+    rng.bit_generator.state = check_rng_state(rng, state)
+
+
+def check_rng_kind(rng: np.random.Generator, state: Any) -> None:
+    """The cheap part of :func:`check_rng_state`: ``state`` is a dict of ``rng``'s kind."""
+    kind = type(rng.bit_generator).__name__  # what its state calls "bit_generator"
     if not isinstance(state, dict) or state.get("bit_generator") != kind:
         got = state.get("bit_generator") if isinstance(state, dict) else state
         raise ContractError(
             message("snapshot RNG", f"come from a {kind} generator", got, "Restore a snapshot of this env")
         )
-    rng.bit_generator.state = _str_to_ints(state)
+
+
+def apply_rng_state(rng: np.random.Generator, state: Any) -> None:
+    """:func:`set_rng_state` without the spare: for callers that roll ``rng`` back themselves
+    when this raises (``Env.restore_state``), so a restore pays for one state assignment."""
+    _assign(rng.bit_generator, _decoded(rng, state), rng, state)
+
+
+def _decoded(rng: np.random.Generator, state: Any) -> dict:
+    check_rng_kind(rng, state)
+    return _str_to_ints(state)
+
+
+def _assign(bit_generator: Any, decoded: dict, rng: np.random.Generator, state: Any) -> None:
+    try:
+        bit_generator.state = decoded
+    except (TypeError, ValueError, KeyError, OverflowError, AttributeError) as e:
+        kind = type(rng.bit_generator).__name__
+        got = json.dumps(state, default=repr)[:80]
+        raise ContractError(
+            message("snapshot RNG", f"be a {kind} state from clone_state()", got, "Restore a snapshot of this env")
+        ) from e
 
 
 def _ints_to_str(tree: Any) -> Any:
@@ -53,129 +117,184 @@ def _str_to_ints(tree: Any) -> Any:
     return tree
 
 
-def _flatten(tree: Any, arrays: list[np.ndarray]) -> Any:
-    """Replace arrays by ``{"__ndarray__": index}`` and check every leaf is plain data."""
-    if isinstance(tree, np.ndarray):
-        if tree.dtype.kind not in _PLAIN_KINDS:
-            raise SpecError(
-                message("snapshot array", "have a numeric or string dtype", str(tree.dtype), "Store plain arrays")
-            )
-        arrays.append(tree)
-        return {_ARRAY: len(arrays) - 1}
-    if isinstance(tree, np.generic):
-        return _flatten(np.asarray(tree), arrays)
-    if isinstance(tree, dict):
-        if not all(isinstance(k, str) for k in tree):
-            raise SpecError(message("snapshot dict keys", "be str", list(tree), "Use string keys"))
-        return {k: _flatten(v, arrays) for k, v in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return [_flatten(v, arrays) for v in tree]
-    if tree is None or isinstance(tree, (bool, int, float, str)):
-        return tree
-    raise SpecError(
-        message(
-            "snapshot leaf",
-            "be a dict, list, ndarray, str, int, float, bool or None",
-            type(tree).__name__,
-            "Convert custom objects to plain data in get_state()",
-        )
-    )
+# -- .npz files ------------------------------------------------------------------------------------
+def save(path: str, snapshot: Any, *, limits: Limits = LIMITS) -> None:
+    """Write ``snapshot`` to an ``.npz``: arrays as members ``a0..aN``, the tree as JSON in ``tree``.
 
+    Refuses (SpecError) what :func:`load` with the same ``limits`` would refuse.
+    """
+    arrays: List[np.ndarray] = []
 
-def _unflatten(tree: Any, arrays: Any) -> Any:
-    if isinstance(tree, dict):
-        if set(tree) == {_ARRAY}:
-            index = tree[_ARRAY]
-            if type(index) is not int or not 0 <= index < len(arrays):  # a crafted tree: no bool, no -1
-                expectation = f"reference only its arrays a0..a{len(arrays) - 1}"
-                raise ContractError(message("snapshot file tree", expectation, json.dumps(tree), _RESAVE))
-            return arrays[index]
-        return {k: _unflatten(v, arrays) for k, v in tree.items()}
-    if isinstance(tree, list):
-        return [_unflatten(v, arrays) for v in tree]
-    return tree
+    def leaf(array: np.ndarray, scalar: bool) -> Tuple[Any, int]:
+        arrays.append(_plaindata.plain(array))
+        return {_SCALAR if scalar else _ARRAY: len(arrays) - 1}, 1
 
-
-def save(path: str, snapshot: Any) -> None:
-    """Write ``snapshot`` to an ``.npz``: arrays as members, the tree as a JSON string member."""
-    arrays: list[np.ndarray] = []
-    tree = _flatten(snapshot, arrays)
+    tree, depth = _plaindata.encode(snapshot, leaf, limits.max_json_depth)
+    text = safe_json.dumps(tree, depth)
+    _fits(arrays, text, limits)
     members = {f"a{i}": a for i, a in enumerate(arrays)}
-    members["tree"] = np.array(json.dumps(tree))
-    with open(path, "wb") as f:
-        np.savez(f, **members)
+    members["tree"] = np.array(text)
+    safe_files.write_npz(path, members, compress=False)
 
 
-def load(path: str) -> Any:
-    """Read a file written by :func:`save`; pickled members are refused, never executed."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            members = {name: data[name] for name in data.files}
-    except ValueError as e:
-        raise ContractError(
-            message(
-                "snapshot file",
-                "hold only plain arrays (no pickled objects)",
-                path,
-                "Recreate it with bridge.snapshot.save",
+def _fits(arrays: List[np.ndarray], text: str, limits: Limits) -> None:
+    """Refuse at save time what load() with the same limits would refuse."""
+    tree_bytes = 4 * len(text)  # the tree member is a <U string: 4 bytes a character
+    total = sum(a.nbytes for a in arrays) + tree_bytes
+    largest = max([a.nbytes for a in arrays] + [tree_bytes])
+    wide = max(
+        (a.dtype.itemsize // (4 if a.dtype.kind == "U" else 1) for a in arrays if a.dtype.kind in "US"), default=0
+    )
+    for ok, expectation, got in (
+        (len(arrays) < limits.max_members, f"hold at most {limits.max_members - 1:,} arrays", f"{len(arrays):,}"),
+        (
+            largest <= limits.max_member_bytes,
+            f"hold members of at most {limits.max_member_bytes:,} bytes",
+            f"{largest:,}",
+        ),
+        (total <= limits.max_total_bytes, f"hold at most {limits.max_total_bytes:,} bytes in all", f"{total:,}"),
+        (
+            wide <= limits.max_string_chars,
+            f"hold strings of at most {limits.max_string_chars:,} characters",
+            f"{wide:,}",
+        ),
+        (
+            len(text) <= limits.max_json_bytes,
+            f"have a tree of at most {limits.max_json_bytes:,} characters",
+            f"{len(text):,}",
+        ),
+    ):
+        if not ok:
+            fix = "Keep bulk data out of get_state(), or pass larger bridge.safe_files.Limits to save and load"
+            raise SpecError(message("snapshot", f"{expectation} to load again", got, fix))
+
+
+def load(path: str, *, limits: Limits = LIMITS) -> Any:
+    """Read a file written by :func:`save`; anything else is refused, nothing in it is executed."""
+
+    def expect(members: Dict[str, safe_files.Member]) -> None:
+        # a crafted file may still be well-formed npz: check the layout save() writes before trusting it
+        expected = ["tree"] + [f"a{i}" for i in range(len(members) - 1)]
+        if sorted(members) != sorted(expected):
+            raise ContractError(message("snapshot file members", "be 'tree' and a0..aN", sorted(members), _RESAVE))
+        tree = members["tree"]
+        if tree.dtype.kind != "U" or tree.shape != ():
+            got = f"a {tree.dtype} array of shape {tree.shape}"
+            raise ContractError(message("snapshot file tree", "be one JSON string", got, _RESAVE))
+
+    members = safe_files.read_npz(
+        path,
+        subject="snapshot file",
+        fix=_RESAVE,
+        limits=limits,
+        kinds=_PLAIN_KINDS,
+        long_text=("tree",),
+        expect=expect,
+    )
+    tree = safe_json.parse_json(str(members["tree"][()]), subject="snapshot file tree", fix=_RESAVE, limits=limits)
+    arrays = [members[f"a{i}"] for i in range(len(members) - 1)]
+
+    def leaf(item: dict) -> Any:
+        key = _SCALAR if _SCALAR in item else _ARRAY
+        index = item[key]
+        if set(item) != {key} or type(index) is not int or not 0 <= index < len(arrays):  # no bool, no -1
+            expectation = f"reference only its arrays a0..a{len(arrays) - 1}"
+            raise ContractError(message("snapshot file tree", expectation, json.dumps(item), _RESAVE))
+        if key == _SCALAR and arrays[index].shape != ():
+            raise ContractError(
+                message("snapshot file tree", "mark only 0-d arrays as scalars", json.dumps(item), _RESAVE)
             )
+        return arrays[index][()] if key == _SCALAR else arrays[index]
+
+    return _plaindata.decode(tree, leaf, "snapshot file tree", _RESAVE)
+
+
+# -- JSON ------------------------------------------------------------------------------------------
+def to_json(snapshot: Any, *, limits: Limits = LIMITS) -> str:
+    """A JSON text of ``snapshot``; arrays keep dtype, shape and values, scalars their dtype."""
+    tree, depth = _plaindata.encode(snapshot, _json_leaf, limits.max_json_depth)
+    return safe_json.dumps(tree, depth)
+
+
+def _json_leaf(array: np.ndarray, scalar: bool) -> Tuple[Any, int]:
+    _plaindata.plain(array)
+    if array.dtype.kind in "fc" and array.dtype.itemsize > (8 if array.dtype.kind == "f" else 16):
+        raise SpecError(
+            message(
+                "snapshot JSON array", "have at most 64-bit floats", array.dtype.name, "Use .npz (bridge.snapshot.save)"
+            )
+        )
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if array.dtype.kind == "c":  # complex: real and imaginary parts side by side
+        flat = flat.view(np.dtype(f"{array.dtype.byteorder}f{array.dtype.itemsize // 2}"))
+    values = [v.decode("latin-1") for v in flat.tolist()] if array.dtype.kind == "S" else flat.tolist()
+    if scalar:
+        return {_SCALAR: values, "dtype": array.dtype.str}, 2
+    return {_ARRAY: values, "dtype": array.dtype.str, "shape": list(array.shape)}, 2
+
+
+def from_json(text: str, *, limits: Limits = LIMITS) -> Any:
+    """Inverse of :func:`to_json`, within ``limits`` (length, depth, array sizes) before allocating."""
+    tree = safe_json.parse_json(text, subject="snapshot JSON", fix=_REDUMP, limits=limits)
+    budget = [limits.max_total_bytes]
+    return _plaindata.decode(tree, lambda item: _json_array(item, limits, budget), "snapshot JSON", _REDUMP)
+
+
+_JSON_TYPES = {"b": (bool,), "i": (int,), "u": (int,), "f": (int, float), "c": (int, float), "U": (str,), "S": (str,)}
+
+
+def _json_array(item: dict, limits: Limits, budget: List[int]) -> Any:
+    """One array or scalar of :func:`to_json`, sized and type-checked before numpy sees it."""
+    scalar = _SCALAR in item
+    keys = {_SCALAR, "dtype"} if scalar else {_ARRAY, "dtype", "shape"}
+    values, shape = item.get(_SCALAR if scalar else _ARRAY), [] if scalar else item.get("shape")
+    try:
+        ok = set(item) == keys and isinstance(values, list) and isinstance(item["dtype"], str)
+        ok = ok and isinstance(shape, list) and len(shape) <= 32 and all(type(d) is int and d >= 0 for d in shape)
+        dtype = np.dtype(item["dtype"]) if ok else None
+    except (TypeError, ValueError, SyntaxError):
+        ok, dtype = False, None
+    if not ok or dtype is None:
+        raise ContractError(
+            message("snapshot JSON array", "have values, a dtype and a matching shape", _plaindata.shown(item), _REDUMP)
+        )
+    if dtype.kind not in _PLAIN_KINDS or dtype.fields is not None or dtype.subdtype is not None or not dtype.itemsize:
+        raise ContractError(
+            message("snapshot JSON array dtype", "be numeric, bool or string (no objects)", str(dtype), _REDUMP)
+        )
+    width = dtype.itemsize // 4 if dtype.kind == "U" else dtype.itemsize
+    if dtype.kind in "US" and width > limits.max_string_chars:
+        expectation = f"have strings of at most {limits.max_string_chars:,} characters (Limits.max_string_chars)"
+        raise ContractError(message("snapshot JSON array dtype", expectation, dtype.str, _REDUMP))
+    count, nbytes = math.prod(shape), math.prod(shape) * dtype.itemsize
+    room = min(limits.max_member_bytes, budget[0])
+    if nbytes > room:
+        expectation = f"hold at most {room:,} more bytes (Limits.max_member_bytes and .max_total_bytes)"
+        raise ContractError(
+            message("snapshot JSON array", expectation, f"{dtype.str} of shape {shape}: {nbytes:,} bytes", _REDUMP)
+        )
+    budget[0] -= nbytes
+    wanted = count * (2 if dtype.kind == "c" else 1)
+    allowed = _JSON_TYPES[dtype.kind]
+    ok = len(values) == wanted and all(type(v) in allowed for v in values)
+    if ok and dtype.kind in "iu":  # numpy 1.19 would wrap -1 into a uint64
+        info = np.iinfo(dtype)
+        ok = not values or (info.min <= min(values) and max(values) <= info.max)
+    if ok and dtype.kind in "US":  # numpy would cut a longer string to the width
+        ok = all(len(v) <= width for v in values)
+    if not ok:
+        raise ContractError(
+            message("snapshot JSON array", "have values, a dtype and a matching shape", _plaindata.shown(item), _REDUMP)
+        )
+    try:
+        if dtype.kind == "c":
+            array = np.array(values, dtype=f"{dtype.byteorder}f{dtype.itemsize // 2}").view(dtype)
+        else:
+            with np.errstate(over="ignore"):  # a float past the dtype's range becomes its infinity
+                array = np.array([v.encode("latin-1") for v in values] if dtype.kind == "S" else values, dtype=dtype)
+        array = array.reshape(shape)
+    except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as e:
+        raise ContractError(
+            message("snapshot JSON array", "have values that fit its dtype", _plaindata.shown(item), _REDUMP)
         ) from e
-    # a crafted file may still be well-formed npz: check the layout save() writes before trusting it
-    expected = ["tree"] + [f"a{i}" for i in range(len(members) - 1)]
-    if sorted(members) != sorted(expected):
-        raise ContractError(message("snapshot file members", "be 'tree' and a0..aN", sorted(members), _RESAVE))
-    text = members["tree"]
-    if text.dtype.kind != "U" or text.ndim != 0:
-        got = f"a {text.dtype} array of shape {text.shape}"
-        raise ContractError(message("snapshot file tree", "be one JSON string", got, _RESAVE))
-    try:
-        tree = json.loads(str(text))
-    except ValueError as e:
-        raise ContractError(message("snapshot file tree", "be JSON text", f"{str(text)[:40]!r}", _RESAVE)) from e
-    return _unflatten(tree, [members[f"a{i}"] for i in range(len(members) - 1)])
-
-
-def to_json(snapshot: Any) -> str:
-    """A JSON text of ``snapshot``; arrays keep dtype and shape."""
-
-    def encode(tree: Any) -> Any:
-        if isinstance(tree, (np.ndarray, np.generic)):
-            arr = np.asarray(tree)
-            return {_ARRAY: arr.ravel().tolist(), "dtype": arr.dtype.str, "shape": list(arr.shape)}
-        if isinstance(tree, dict):
-            return {k: encode(v) for k, v in tree.items()}
-        if isinstance(tree, (list, tuple)):
-            return [encode(v) for v in tree]
-        return tree
-
-    _flatten(snapshot, [])  # same leaf rules as .npz
-    return json.dumps(encode(snapshot))
-
-
-def from_json(text: str) -> Any:
-    """Inverse of :func:`to_json`."""
-
-    def decode(tree: Any) -> Any:
-        if isinstance(tree, dict):
-            if _ARRAY in tree:
-                return _json_array(tree)
-            return {k: decode(v) for k, v in tree.items()}
-        if isinstance(tree, list):
-            return [decode(v) for v in tree]
-        return tree
-
-    return decode(json.loads(text))
-
-
-def _json_array(tree: dict) -> np.ndarray:
-    """One ``{"__ndarray__": values, "dtype": ..., "shape": ...}`` of :func:`to_json`, checked."""
-    try:
-        dtype = np.dtype(tree["dtype"])
-        if dtype.kind not in _PLAIN_KINDS:
-            expectation = "be numeric, bool or string (no objects)"
-            raise ContractError(message("snapshot JSON array dtype", expectation, str(dtype), _REDUMP))
-        return np.array(tree[_ARRAY], dtype=dtype).reshape(tree["shape"])
-    except (KeyError, TypeError, ValueError) as e:
-        got = json.dumps(tree)[:80]
-        expectation = "have values, a dtype and a matching shape"
-        raise ContractError(message("snapshot JSON array", expectation, got, _REDUMP)) from e
+    return array[()] if scalar else array

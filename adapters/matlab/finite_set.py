@@ -194,7 +194,8 @@ def _elements(value: Any) -> Tuple[np.ndarray, str]:
             _describe_value(value),
             "Use elements of one numeric class",
         )
-    flat = values.reshape(len(values), -1)
+    # by value, not bytes: 0.0 and -0.0 are one element (they compare equal)
+    flat = np.where(values == 0, np.zeros((), values.dtype), values).reshape(len(values), -1)
     if len({row.tobytes() for row in flat}) != len(values):
         raise error(
             SpecError, "rlFiniteSetSpec Elements", "be distinct", _describe_value(value), "Remove the repeated element"

@@ -1,27 +1,31 @@
 """Tapes: a recorded trajectory in neutral form, stored as ``.npz`` plus a JSON manifest.
 
-The manifest holds the env id, both spaces (``to_dict``), the seed, the entry kinds and the sha256 of
-the ``.npz``; the ``.npz`` holds only plain arrays and is loaded with ``allow_pickle=False``, so a tape
-from a stranger is safe to load. Nested values are stored leaf by leaf under their path.
+The manifest holds the env id, the step API, both spaces (``to_dict``), the seed, the entry kinds
+and the sha256 of the ``.npz``; the ``.npz`` is a :mod:`bridge.safe_files` container of plain
+arrays, one per stream and leaf (``obs['pos']``, ``act``, ``reward``, ...), so a tape from a
+stranger is checked whole (sizes before allocation, members against its own manifest) and never
+executes anything. :meth:`Tape.check_replayable` then says whether it can speak about an env.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 
-from bridge import spaces
+from bridge import safe_json, spaces
 from bridge.env import Env
-from bridge.errors import ContractError, message
+from bridge.errors import ContractError, SpecError, message
+from bridge.safe_files import LIMITS, Limits, read_npz, sha256_file, write_npz
+from bridge.safe_json import read_json_file
 
-__all__ = ["Tape", "Entry", "record", "leaves", "unleaves"]
+__all__ = ["Tape", "Entry", "record", "leaves", "unleaves", "STEP_API", "FORMAT"]
 
-FORMAT = "envbridge-tape/1"
+# the step API every tape records: reset(seed=...) -> (obs, info); step(action) -> (obs, reward,
+# terminated, truncated, info), Gymnasium 1.x semantics (both flags may be True)
+STEP_API = "envbridge-step/1"
 
 
 class Entry:
@@ -76,6 +80,7 @@ class Tape:
         seed: int,
         actions: List[Any],
         entries: List[Entry],
+        step_api: str = STEP_API,
     ) -> None:
         self.env_id = env_id
         self.observation_space = observation_space
@@ -83,6 +88,7 @@ class Tape:
         self.seed = seed
         self.actions = actions
         self.entries = entries
+        self.step_api = step_api
 
     # -- files --------------------------------------------------------------------------------
     def save(self, path: str) -> str:
@@ -99,92 +105,115 @@ class Tape:
             per_leaf = [leaves(space, v) for v in values]
             for leaf in per_leaf[0] if per_leaf else {}:
                 arrays[f"{name}{leaf}"] = np.stack([p[leaf] for p in per_leaf])
-        with open(path, "wb") as f:
-            np.savez_compressed(f, **arrays)
+        write_npz(path, arrays, compress=True)
         manifest = {
             "format": FORMAT,
             "env": self.env_id,
             "seed": self.seed,
+            "step_api": self.step_api,
             "observation_space": self.observation_space.to_dict(),
             "action_space": self.action_space.to_dict(),
             "kinds": "".join("r" if e.kind == "reset" else "s" for e in self.entries),
             "npz_sha256": _sha256(path),
         }
         with open(path + ".json", "w") as f:
-            json.dump(manifest, f, indent=1)
+            f.write(safe_json.dumps(manifest, safe_json.depth_of(manifest), indent=1))
         return path + ".json"
 
     @classmethod
-    def load(cls, path: str) -> Tape:
-        """Read a tape; a changed ``.npz`` (hash mismatch) or a pickled member is refused."""
-        with open(path + ".json") as f:
-            try:
-                manifest = json.load(f)
-            except ValueError as e:
-                got = f"{os.path.basename(path)}.json"
-                raise ContractError(message("tape manifest", "be JSON", got, _RECORD)) from e
+    def load(cls, path: str, *, limits: Limits = LIMITS) -> Tape:
+        """Read a tape; nothing is trusted before it is checked, in this order: the manifest (size,
+        depth, types, format, step API, spaces), the ``.npz`` hash, then every member's name, dtype
+        and shape against what the manifest implies (before any member data is read), then the
+        episode structure. Tapes of format 1 (no step API recorded) load as the one step API."""
+        name = os.path.basename(path)
+        manifest = read_json_file(path + ".json", subject=f"tape manifest {name}.json", fix=_RECORD, limits=limits)
         if not isinstance(manifest, dict):
             raise ContractError(message("tape manifest", "be a JSON object", type(manifest).__name__, _RECORD))
-        if manifest.get("format") != FORMAT:
-            raise ContractError(
-                message(
-                    "tape manifest format",
-                    f"be {FORMAT!r}",
-                    repr(manifest.get("format")),
-                    "Record the tape again with envbridge conform --record",
-                )
-            )
+        if manifest.get("format") not in FORMATS:
+            got = repr(manifest.get("format"))[:60]
+            raise ContractError(message("tape manifest format", f"be one of {list(FORMATS)}", got, _RECORD))
         _check_manifest(manifest)  # a stranger's manifest: types first, so nothing below trips on them
+        step_api = manifest.get("step_api", STEP_API)  # format 1 predates the key; it had this API
+        if step_api != STEP_API:
+            expectation = f"be {STEP_API!r} (this envbridge's)"
+            raise ContractError(message("tape manifest 'step_api'", expectation, repr(step_api)[:60], _RECORD))
         digest = _sha256(path)
         if digest != manifest["npz_sha256"]:
             raise ContractError(
                 message(
-                    f"tape {os.path.basename(path)}",
+                    f"tape {name}",
                     f"have sha256 {manifest['npz_sha256'][:12]}...",
                     f"{digest[:12]}...",
                     "The .npz was changed after recording; record it again",
                 )
             )
         obs_space, act_space = _space(manifest, "observation_space"), _space(manifest, "action_space")
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-        except ValueError as e:
-            raise ContractError(
-                message(
-                    f"tape {os.path.basename(path)}",
-                    "hold only plain arrays (no pickled objects)",
-                    "a pickled member",
-                    "Never load tapes that need pickle",
-                )
-            ) from e
         kinds = manifest["kinds"]
-        _check_members(os.path.basename(path), arrays, len(kinds), kinds.count("s"))
-        try:
-            obs = _split(arrays, "obs", obs_space, len(kinds))
-            actions = _split(arrays, "act", act_space, kinds.count("s"))
-            entries = [
-                Entry(
-                    "reset" if k == "r" else "step",
-                    obs[i],
-                    float(arrays["reward"][i]),
-                    bool(arrays["terminated"][i]),
-                    bool(arrays["truncated"][i]),
-                )
-                for i, k in enumerate(kinds)
-            ]
-        except KeyError as e:
-            expectation = "hold reward, terminated, truncated and one member per leaf of its spaces"
-            subject = f"tape {os.path.basename(path)}"
-            raise ContractError(message(subject, expectation, f"no member {e}", _RECORD)) from e
-        return cls(manifest["env"], obs_space, act_space, int(manifest["seed"]), actions, entries)
+        wanted = _members(obs_space, act_space, len(kinds), kinds.count("s"))
+        arrays = read_npz(path, subject=f"tape {name}", fix=_RECORD, limits=limits, expect=_expect(name, wanted))
+        _check_episodes(f"tape {name}", kinds, arrays["terminated"], arrays["truncated"], arrays["reward"])
+        obs = _split(arrays, "obs", obs_space, len(kinds))
+        actions = _split(arrays, "act", act_space, kinds.count("s"))
+        entries = [
+            Entry(
+                "reset" if k == "r" else "step",
+                obs[i],
+                float(arrays["reward"][i]),
+                bool(arrays["terminated"][i]),
+                bool(arrays["truncated"][i]),
+            )
+            for i, k in enumerate(kinds)
+        ]
+        return cls(manifest["env"], obs_space, act_space, manifest["seed"], actions, entries, step_api)
+
+    # -- before a replay ------------------------------------------------------------------------
+    def check_replayable(
+        self, observation_space: spaces.Space, action_space: spaces.Space, env_id: Optional[str] = None
+    ) -> None:
+        """Refuse (ContractError) a tape that cannot say anything about an env with these spaces.
+
+        Checked, in order: the tape holds at least one step (an empty tape agrees with any env);
+        its entries, actions and episode ends agree with each other; ``env_id`` (when given)
+        is the tape's; both spaces equal the tape's (naming the first place they differ); every
+        recorded action lies in ``action_space`` (e.g. no float action for a Discrete space).
+        """
+        steps = sum(1 for e in self.entries if e.kind == "step")
+        if steps == 0:
+            got = f"{len(self.entries)} {'entry' if len(self.entries) == 1 else 'entries'} and no step"
+            fix = "Record it again with envbridge conform ENV --record TAPE --steps N (N >= 1)"
+            raise ContractError(message("tape", "hold at least one step (an empty tape agrees with any env)", got, fix))
+        if len(self.actions) != steps:
+            got = f"{len(self.actions)} actions for {steps} steps"
+            raise ContractError(message("tape", "hold one action per step", got, _RECORD))
+        kinds = "".join("r" if e.kind == "reset" else "s" for e in self.entries)
+        flags = [(e.terminated, e.truncated, e.reward) for e in self.entries]
+        _check_episodes("tape", kinds, *(np.array(column) for column in zip(*flags)))
+        if env_id is not None and env_id != self.env_id:
+            expectation = f"be {env_id!r} (the env it is replayed on)"
+            raise ContractError(message("tape env id", expectation, repr(self.env_id), _OTHER_ENV))
+        for name, mine, theirs in (
+            ("observation_space", self.observation_space, observation_space),
+            ("action_space", self.action_space, action_space),
+        ):
+            found = spaces.difference(theirs, mine)
+            if found is not None:
+                path, expected, got = found
+                raise ContractError(message(f"tape {name}{path}", f"be {expected} as in the env", got, _OTHER_ENV))
+        for i, action in enumerate(self.actions):
+            found = action_space.mismatch(action, f"tape action {i}")
+            if found is not None:
+                raise ContractError(message(found[0], found[1], found[2], f"{_RECORD} (the env cannot take it)"))
 
 
+FORMAT = "envbridge-tape/2"
+FORMATS = ("envbridge-tape/1", FORMAT)  # 2 adds the step API; the members are the same
 _RECORD = "Record the tape again with envbridge conform --record"
+_OTHER_ENV = "Replay a tape on the env it was recorded from, or record one for this env"
 # manifest key -> (what it must be, test); checked before any value is used
 _MANIFEST_TYPES = {
     "env": ("a str", lambda v: isinstance(v, str)),
-    "seed": ("an int", lambda v: type(v) is int),
+    "seed": ("an int >= 0", lambda v: type(v) is int and v >= 0),
     "observation_space": ("a space dict (Space.to_dict())", lambda v: isinstance(v, dict)),
     "action_space": ("a space dict (Space.to_dict())", lambda v: isinstance(v, dict)),
     "kinds": ("a str of 'r' (reset) and 's' (step)", lambda v: isinstance(v, str) and set(v) <= {"r", "s"}),
@@ -202,26 +231,67 @@ def _check_manifest(manifest: Dict[str, Any]) -> None:
 def _space(manifest: Dict[str, Any], key: str) -> spaces.Space:
     try:
         return spaces.from_dict(manifest[key])
-    except (ValueError, KeyError, TypeError) as e:  # SpecError is a ValueError
+    except SpecError as e:
         expectation = "be a space dict (Space.to_dict())"
         raise ContractError(message(f"tape manifest {key!r}", expectation, repr(manifest[key])[:60], _RECORD)) from e
 
 
-def _check_members(name: str, arrays: Dict[str, np.ndarray], entries: int, steps: int) -> None:
-    """Only the members save() writes, numeric, one row per entry (obs, flags) or per step (act)."""
-    for key, array in arrays.items():
-        if key in ("reward", "terminated", "truncated", "obs") or key.startswith("obs["):
-            rows = entries
-        elif key == "act" or key.startswith("act["):
-            rows = steps
+def _members(obs_space: spaces.Space, act_space: spaces.Space, entries: int, steps: int) -> Dict[str, tuple]:
+    """Every member the manifest implies -> (dtype, shape): what save() writes for it."""
+    wanted: Dict[str, tuple] = {
+        "reward": (np.dtype(np.float64), (entries,)),
+        "terminated": (np.dtype(bool), (entries,)),
+        "truncated": (np.dtype(bool), (entries,)),
+    }
+    for prefix, space, rows in (("obs", obs_space, entries), ("act", act_space, steps)):
+        if rows:  # save() writes no leaf member for an empty stream
+            for path, leaf in _leaf_spaces(space).items():
+                wanted[prefix + path] = (np.dtype(leaf.dtype), (rows,) + tuple(leaf.shape))
+    return wanted
+
+
+def _leaf_spaces(space: spaces.Space, path: str = "") -> Dict[str, spaces.Space]:
+    if isinstance(space, spaces.Dict):
+        return {p: s for key, sub in space.items() for p, s in _leaf_spaces(sub, f"{path}[{key!r}]").items()}
+    if isinstance(space, spaces.Tuple):
+        return {p: s for i, sub in enumerate(space) for p, s in _leaf_spaces(sub, f"{path}[{i}]").items()}
+    return {path: space}
+
+
+def _expect(name: str, wanted: Dict[str, tuple]) -> Any:
+    def check(members: Dict[str, Any]) -> None:
+        extra = sorted(set(members) - set(wanted))
+        if extra:
+            expectation = f"hold only the members its manifest declares ({', '.join(sorted(wanted))})"
+            raise ContractError(message(f"tape {name}", expectation, f"a member {extra[0]!r}", _RECORD))
+        missing = sorted(set(wanted) - set(members))
+        if missing:
+            expectation = "hold reward, terminated, truncated and one member per leaf of its spaces"
+            raise ContractError(message(f"tape {name}", expectation, f"no member {missing[0]!r}", _RECORD))
+        for key, (dtype, shape) in wanted.items():
+            member = members[key]
+            if member.dtype != dtype or member.shape != shape:
+                expectation = f"be {dtype} of shape {shape}, as its manifest declares"
+                got = f"{member.dtype} of shape {member.shape}"
+                raise ContractError(message(f"tape {name} member {key + '.npy'!r}", expectation, got, _RECORD))
+
+    return check
+
+
+def _check_episodes(subject: str, kinds: str, terminated: Any, truncated: Any, reward: Any) -> None:
+    """Entry 0 is a reset, and a reset comes exactly after each step that ended an episode."""
+    for i, kind in enumerate(kinds):
+        ended = i > 0 and kinds[i - 1] == "s" and bool(terminated[i - 1] or truncated[i - 1])
+        if kind == "r" and i and not ended:
+            problem = f"a reset at entry {i} after a step that did not end an episode"
+        elif kind == "s" and (i == 0 or ended):
+            problem = f"a step at entry {i}" + (" before any reset" if i == 0 else " right after an episode end")
+        elif kind == "r" and (terminated[i] or truncated[i] or reward[i] != 0.0):
+            problem = f"a reset at entry {i} with a reward or an episode end"
         else:
-            expectation = "hold only reward, terminated, truncated, obs* and act* members"
-            raise ContractError(message(f"tape {name}", expectation, f"a member {key!r}", _RECORD))
-        if array.dtype.kind not in "biuf" or array.ndim == 0 or len(array) != rows:
-            got = f"{array.dtype} with shape {array.shape}"
-            raise ContractError(
-                message(f"tape {name} member {key!r}", f"be a numeric array of {rows} rows", got, _RECORD)
-            )
+            continue
+        expectation = "start with a reset and reset exactly after each episode end"
+        raise ContractError(message(subject, expectation, problem, _RECORD))
 
 
 def _split(arrays: Dict[str, np.ndarray], prefix: str, space: spaces.Space, count: int) -> List[Any]:
@@ -230,8 +300,7 @@ def _split(arrays: Dict[str, np.ndarray], prefix: str, space: spaces.Space, coun
 
 
 def _sha256(path: str) -> str:
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+    return sha256_file(path, subject=f"tape {os.path.basename(path)}", fix=_RECORD)
 
 
 def record(

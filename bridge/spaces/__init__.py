@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from bridge.spaces.base import Space, from_dict
+from bridge.spaces.base import MAX_DEPTH, Space, difference, from_dict
 from bridge.spaces.base import _describe as _describe_value  # noqa: F401  (the checker and guard share it)
 from bridge.spaces.box import Box, Image
 from bridge.spaces.composite import Dict, Tuple
@@ -26,6 +26,8 @@ __all__ = [
     "Dict",
     "Tuple",
     "from_dict",
+    "MAX_DEPTH",
+    "difference",
     "batch_space",
     "iterate",
     "stack",

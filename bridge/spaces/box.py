@@ -8,9 +8,11 @@ from typing import Any, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from bridge.errors import SpecError, message
-from bridge.spaces.base import Mismatch, Space, _describe, _register, _rng
+from bridge.spaces import _numbers
+from bridge.spaces.base import Mismatch, Space, _as_int, _Budget, _describe, _field, _register, _rng
 
 Bound = Union[float, int, Sequence[Any], np.ndarray]
+_MAX_NDIM = 32  # numpy 1.19's limit; numpy 2 allows 64
 
 
 class Box(Space):
@@ -31,9 +33,11 @@ class Box(Space):
         dtype: Any = np.float32,
     ) -> None:
         self.dtype = _box_dtype(dtype)
-        self.shape = _box_shape(low, high, shape)
-        self.low = _bound("low", low, self.shape, self.dtype)
-        self.high = _bound("high", high, self.shape, self.dtype)
+        raw_low, raw_high = _numbers.user_array(low), _numbers.user_array(high)
+        self.shape = _box_shape(raw_low, raw_high, shape)
+        # exact checks against the dtype, each naming the bound and element the user wrote
+        self.low = _bound("low", low, raw_low, self.shape, self.dtype)
+        self.high = _bound("high", high, raw_high, self.shape, self.dtype)
         bad = np.argwhere(self.low > self.high)
         if bad.size:
             index = tuple(int(i) for i in bad[0])
@@ -93,7 +97,7 @@ class Box(Space):
         )
 
     def sample(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
-        rng = _rng(rng)
+        rng = _rng(rng, "Box")
         if self.dtype.kind in "iu":
             # the scalar type, not the dtype: numpy 1.19 calls it for shape () (TypeError otherwise)
             return rng.integers(self.low, self.high, endpoint=True, dtype=self.dtype.type)
@@ -112,10 +116,12 @@ class Box(Space):
         return np.clip(out.astype(self.dtype), self.low, self.high)
 
     # -- identity ----------------------------------------------------------------------------
+    _param_names = ("shape", "dtype", "low", "high")
+
     def _params(self) -> tuple:
         return (self.shape, self.dtype, self.low, self.high)
 
-    def to_dict(self) -> dict:
+    def _node_dict(self, children: list) -> dict:
         return {
             "type": "Box",
             "low": _encode(self.low),
@@ -137,14 +143,12 @@ class Image(Box):
     layout = "HWC"
 
     def __init__(self, height: int, width: int, channels: int = 3) -> None:
-        from bridge.spaces.base import _as_int
-
         self.height = _as_int(height, "height", "Image", 1)
         self.width = _as_int(width, "width", "Image", 1)
         self.channels = _as_int(channels, "channels", "Image", 1)
         super().__init__(0, 255, (self.height, self.width, self.channels), np.uint8)
 
-    def to_dict(self) -> dict:
+    def _node_dict(self, children: list) -> dict:
         return {"type": "Image", "height": self.height, "width": self.width, "channels": self.channels}
 
     def __repr__(self) -> str:
@@ -154,62 +158,92 @@ class Image(Box):
 def _box_dtype(dtype: Any) -> np.dtype:
     try:
         resolved = np.dtype(dtype)
-    except TypeError as e:
+    except (TypeError, ValueError) as e:
         raise SpecError(message("Box dtype", "be a numpy numeric dtype", dtype, "Pass e.g. np.float32")) from e
     if resolved.kind not in "fiu":
         fix = "Use MultiBinary for booleans" if resolved.kind == "b" else "Pass e.g. np.float32"
         raise SpecError(message("Box dtype", "be a float or integer dtype", resolved.name, fix))
+    if resolved.itemsize > 8:  # longdouble: no Python float holds its bounds exactly
+        expectation = "be float16, float32, float64 or an integer dtype"
+        raise SpecError(message("Box dtype", expectation, resolved.name, "Use np.float64"))
     return resolved
 
 
-def _box_shape(low: Bound, high: Bound, shape: Optional[Sequence[int]]) -> Tuple[int, ...]:
+def _box_shape(low: np.ndarray, high: np.ndarray, shape: Optional[Sequence[int]]) -> Tuple[int, ...]:
     if shape is not None:
-        try:
-            out = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else [shape]))
-        except (TypeError, ValueError):
-            out = ()
-            ok = False
-        else:
-            ok = all(s >= 0 for s in out)
-        if not ok:
-            raise SpecError(message("Box shape", "be a tuple of non-negative ints", shape, "Pass e.g. shape=(4,)"))
-        return out
+        dims = list(shape) if isinstance(shape, (tuple, list)) else [shape]
+        whole = [isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)) for d in dims]
+        if not all(whole) or any(d < 0 for d in dims) or len(dims) > _MAX_NDIM:
+            expectation = f"be a tuple of at most {_MAX_NDIM} non-negative ints"
+            raise SpecError(message("Box shape", expectation, shape, "Pass e.g. shape=(4,)"))
+        return tuple(int(d) for d in dims)
     for bound in (low, high):
-        if np.ndim(bound) > 0:
-            return tuple(np.shape(bound))
+        if bound.ndim > 0:
+            return tuple(bound.shape)
     return (1,)
 
 
-def _bound(name: str, value: Bound, shape: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    raw = np.asarray(value)
-    if raw.dtype.kind not in "fiub":
+def _bound(name: str, value: Bound, raw: np.ndarray, shape: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """The bound as a read-only ``dtype`` array, or a SpecError naming the element the user wrote."""
+    if raw.dtype.kind not in "fiubO":
         raise SpecError(message(f"Box {name}", "be numeric", value, "Pass numbers or numpy arrays"))
     if raw.ndim and raw.shape != shape:
         try:
-            np.broadcast_to(raw, shape)
-        except ValueError:
-            pass
-        else:
             raw = np.broadcast_to(raw, shape)
-        if raw.shape != shape:
-            raise SpecError(message(f"Box {name}", f"have shape {shape}", f"shape {raw.shape}", "Match shape"))
-    wide = np.broadcast_to(raw.astype(np.float64), shape)
-    if np.isnan(wide).any():
-        raise SpecError(message(f"Box {name}", "not contain NaN", value, "Use -np.inf/np.inf"))
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        if not (np.isfinite(wide).all() and (wide >= info.min).all() and (wide <= info.max).all()):
+        except ValueError:
             raise SpecError(
-                message(
-                    f"Box {name}",
-                    f"be finite and within [{info.min}, {info.max}] for dtype {dtype.name}",
-                    value,
-                    f"Use np.iinfo(np.{dtype.name}).min/.max for an unbounded integer Box",
-                )
-            )
-    out = np.array(np.broadcast_to(raw, shape), dtype=dtype)
+                message(f"Box {name}", f"have shape {shape}", f"shape {raw.shape}", "Match shape")
+            ) from None
+    if dtype.kind == "f":
+        wrong = np.inf if name == "low" else -np.inf  # a low of +inf (a high of -inf) leaves no finite value
+        bad = raw.dtype.kind == "O" or _numbers.any_float_problem(raw, dtype, wrong)
+        found = _numbers.first(raw, lambda x: _numbers.float_problem(x, dtype, wrong)) if bad else None
+    else:
+        info = np.iinfo(dtype)
+        low, high = int(info.min), int(info.max)
+        bad = raw.dtype.kind == "O" or _numbers.any_int_problem(raw, low, high)
+        found = _numbers.first(raw, lambda x: _numbers.int_problem(x, low, high)) if bad else None
+    if found is not None:
+        _refuse(name, value, raw, dtype, *found)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked above: only in-range rounding is left
+        out = np.array(np.broadcast_to(raw, shape), dtype=dtype)
     out.setflags(write=False)
     return out
+
+
+def _refuse(name: str, value: Any, raw: np.ndarray, dtype: np.dtype, index: tuple, x: Any, problem: str) -> None:
+    subject = _numbers.where(f"Box {name}", raw, index)
+    got = _numbers.shown(x)
+    if problem == "number":
+        raise SpecError(message(subject, "be numeric", got, "Pass numbers or numpy arrays"))
+    if problem == "nan":
+        raise SpecError(message(subject, "not contain NaN", got, "Use -np.inf/np.inf"))
+    if problem == "infinity":
+        side = "-np.inf" if name == "low" else "np.inf"
+        raise SpecError(message(subject, f"be finite or {side}", got, f"Use {side} for an unbounded side"))
+    if problem == "overflow":
+        biggest = float(np.finfo(dtype).max)
+        raise SpecError(
+            message(
+                subject,
+                f"be an infinity or a finite value {dtype.name} can hold (magnitude at most {biggest!r})",
+                got,
+                f"Use np.inf/-np.inf for an unbounded side, or np.finfo(np.{dtype.name}).max/.min",
+            )
+        )
+    info = np.iinfo(dtype)
+    if problem == "whole":
+        raise SpecError(
+            message(subject, f"be a whole number for dtype {dtype.name}", got, "Round it, or use a float dtype")
+        )
+    raise SpecError(
+        message(
+            subject,
+            f"be finite and within [{info.min}, {info.max}] for dtype {dtype.name}",
+            got,
+            f"Use np.iinfo(np.{dtype.name}).min/.max for an unbounded integer Box",
+        )
+    )
 
 
 def _encode_scalar(v: Any) -> Any:
@@ -225,16 +259,6 @@ def _encode(arr: np.ndarray) -> Any:
     return [_encode_scalar(v) for v in flat.tolist()]
 
 
-def _decode(value: Any, shape: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    def one(v: Any) -> Any:
-        return float(v) if isinstance(v, str) else v
-
-    if isinstance(value, list):
-        flat = np.array([one(v) for v in value], dtype=dtype)
-        return flat.reshape(shape)
-    return np.full(shape, one(value), dtype=dtype)
-
-
 def _short(arr: np.ndarray) -> str:
     flat = arr.ravel()
     if flat.size and bool(np.all(flat == flat[0])):
@@ -242,11 +266,47 @@ def _short(arr: np.ndarray) -> str:
     return np.array2string(arr, threshold=6, edgeitems=2, separator=", ")
 
 
-def _load_box(d: dict) -> Box:
-    shape = tuple(d["shape"])
-    dtype = np.dtype(d["dtype"])
-    return Box(_decode(d["low"], shape, dtype), _decode(d["high"], shape, dtype), shape, dtype)
+def _load_box(d: dict, where: str, children: list, budget: _Budget) -> Box:
+    dims = _field(d, "shape", where, "a list of non-negative ints", _is_shape)
+    dtype = _field(d, "dtype", where, "a numpy dtype name such as 'float32'", lambda v: isinstance(v, str))
+    resolved = _box_dtype(dtype)
+    size = math.prod(dims)
+    budget.take(2 * size * resolved.itemsize, where)
+    bounds = []
+    for key in ("low", "high"):
+        expectation = f"a number, 'inf', '-inf' or a list of {size} of them"
+        value = _field(d, key, where, expectation, lambda v: _is_bound(v, size))
+        if isinstance(value, list):
+            value = np.array([_decode_scalar(v) for v in value], dtype=object).reshape(dims)
+        bounds.append(_decode_scalar(value))
+    return Box(bounds[0], bounds[1], tuple(dims), resolved)
+
+
+def _load_image(d: dict, where: str, children: list, budget: _Budget) -> Image:
+    sizes = [_field(d, k, where, "an int >= 1", _is_count) for k in ("height", "width", "channels")]
+    budget.take(2 * math.prod(sizes), where)
+    return Image(*sizes)
+
+
+def _is_count(v: Any) -> bool:
+    return type(v) is int and v >= 1
+
+
+def _is_shape(v: Any) -> bool:
+    return isinstance(v, list) and len(v) <= _MAX_NDIM and all(type(d) is int and d >= 0 for d in v)
+
+
+def _is_scalar(v: Any) -> bool:
+    return v in ("inf", "-inf") if isinstance(v, str) else type(v) in (int, float)
+
+
+def _is_bound(v: Any, size: int) -> bool:
+    return all(_is_scalar(x) for x in v) and len(v) == size if isinstance(v, list) else _is_scalar(v)
+
+
+def _decode_scalar(v: Any) -> Any:
+    return float(v) if isinstance(v, str) else v
 
 
 _register("Box", _load_box)
-_register("Image", lambda d: Image(d["height"], d["width"], d["channels"]))
+_register("Image", _load_image)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 from typing import Tuple as TupleT
 
 import numpy as np
 
 from bridge.errors import SpecError, message
-from bridge.spaces.base import Mismatch, Space, _describe, _register, _rng, from_dict
+from bridge.spaces.base import MAX_DEPTH, Mismatch, Space, _Budget, _describe, _field, _register, _rng
 
 
 class Dict(Space):
@@ -35,6 +35,7 @@ class Dict(Space):
                     )
                 )
             self.spaces[key] = space
+        self._depth = _nested(self, self.spaces.values())
 
     def __getitem__(self, key: str) -> Space:
         return self.spaces[key]
@@ -70,14 +71,17 @@ class Dict(Space):
         return None
 
     def sample(self, rng: Optional[np.random.Generator] = None) -> dict:
-        rng = _rng(rng)
+        rng = _rng(rng, "Dict")
         return {key: space.sample(rng) for key, space in self.spaces.items()}
 
     def _params(self) -> tuple:
-        return (list(self.spaces), list(self.spaces.values()))
+        return ()
 
-    def to_dict(self) -> dict:
-        return {"type": "Dict", "spaces": [[k, s.to_dict()] for k, s in self.spaces.items()]}
+    def _children(self) -> List[TupleT[Any, Space]]:
+        return list(self.spaces.items())
+
+    def _node_dict(self, children: List[dict]) -> dict:
+        return {"type": "Dict", "spaces": [[k, child] for k, child in zip(self.spaces, children)]}
 
     def __repr__(self) -> str:
         return "Dict(" + ", ".join(f"{k!r}: {s!r}" for k, s in self.spaces.items()) + ")"
@@ -98,6 +102,7 @@ class Tuple(Space):
                         "Build it from bridge.spaces (Box, Discrete, ...)",
                     )
                 )
+        self._depth = _nested(self, self.spaces)
 
     def __getitem__(self, index: int) -> Space:
         return self.spaces[index]
@@ -118,18 +123,59 @@ class Tuple(Space):
         return None
 
     def sample(self, rng: Optional[np.random.Generator] = None) -> tuple:
-        rng = _rng(rng)
+        rng = _rng(rng, "Tuple")
         return tuple(space.sample(rng) for space in self.spaces)
 
     def _params(self) -> tuple:
-        return self.spaces
+        return ()
 
-    def to_dict(self) -> dict:
-        return {"type": "Tuple", "spaces": [s.to_dict() for s in self.spaces]}
+    def _children(self) -> List[TupleT[Any, Space]]:
+        return list(enumerate(self.spaces))
+
+    def _node_dict(self, children: List[dict]) -> dict:
+        return {"type": "Tuple", "spaces": children}
 
     def __repr__(self) -> str:
         return "Tuple(" + ", ".join(repr(s) for s in self.spaces) + ")"
 
 
-_register("Dict", lambda d: Dict([(k, from_dict(v)) for k, v in d["spaces"]]))
-_register("Tuple", lambda d: Tuple([from_dict(v) for v in d["spaces"]]))
+def _nested(owner: Space, children: Iterable[Space]) -> int:
+    depth = 1 + max((child._depth for child in children), default=0)
+    if depth > MAX_DEPTH:
+        raise SpecError(
+            message(
+                f"{type(owner).__name__} nesting",
+                f"be at most {MAX_DEPTH} Dict/Tuple levels",
+                f"{depth} levels",
+                "Flatten the space: nest fewer Dict/Tuple levels",
+            )
+        )
+    return depth
+
+
+def _is_pair_list(v: Any) -> bool:
+    if not (isinstance(v, list) and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in v)):
+        return False
+    return len({p[0] for p in v}) == len(v)  # a repeated key would silently drop a space
+
+
+def _dict_children(d: dict, where: str) -> list:
+    pairs = _field(d, "spaces", where, "a list of [key, space dict] pairs with distinct keys", _is_pair_list)
+    return [(key, child, f"{where}['spaces'][{i}][1]") for i, (key, child) in enumerate(pairs)]
+
+
+def _tuple_children(d: dict, where: str) -> list:
+    items = _field(d, "spaces", where, "a list of space dicts", lambda v: isinstance(v, list))
+    return [(i, child, f"{where}['spaces'][{i}]") for i, child in enumerate(items)]
+
+
+def _load_dict(d: dict, where: str, children: list, budget: _Budget) -> Dict:
+    return Dict(children)
+
+
+def _load_tuple(d: dict, where: str, children: list, budget: _Budget) -> Tuple:
+    return Tuple([child for _, child in children])
+
+
+_register("Dict", _load_dict, _dict_children)
+_register("Tuple", _load_tuple, _tuple_children)

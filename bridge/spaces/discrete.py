@@ -1,13 +1,19 @@
-"""Integer spaces: Discrete, MultiDiscrete and MultiBinary."""
+"""Integer spaces: Discrete, MultiDiscrete and MultiBinary.
+
+Values are int64 (int8 for MultiBinary), so a space whose last value ``start + n - 1`` does not
+fit int64 is refused at construction: nothing is ever sampled or compared past the dtype's range.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 import numpy as np
 
 from bridge.errors import SpecError, message
-from bridge.spaces.base import Mismatch, Space, _as_int, _describe, _register, _rng
+from bridge.spaces import _numbers
+from bridge.spaces._numbers import INT64_MAX, INT64_MIN
+from bridge.spaces.base import Mismatch, Space, _as_int, _Budget, _describe, _field, _register, _rng
 
 
 def _is_integer_scalar(x: Any) -> bool:
@@ -23,9 +29,25 @@ class Discrete(Space):
 
     def __init__(self, n: int, start: int = 0) -> None:
         self.n = _as_int(n, "n", "Discrete", 1)
+        if self.n > INT64_MAX:  # integers(n) draws int64s; no export holds a larger n either
+            fix = "Use a Box of dtype int64 for wider ranges"
+            raise SpecError(message("Discrete n", f"be at most {INT64_MAX} (int64)", self.n, fix))
         if not _is_integer_scalar(start):
             raise SpecError(message("Discrete start", "be an integer", start, "Pass e.g. start=0"))
         self.start = int(start)
+        if not INT64_MIN <= self.start <= INT64_MAX:
+            raise SpecError(
+                message(
+                    "Discrete start",
+                    f"be within [{INT64_MIN}, {INT64_MAX}] (int64)",
+                    self.start,
+                    "Pass a start that fits int64",
+                )
+            )
+        last = self.start + self.n - 1
+        if last > INT64_MAX:
+            fix = "Lower start or n: Discrete values are int64"
+            raise SpecError(message("Discrete start + n - 1", f"be at most {INT64_MAX} (int64)", last, fix))
         self.shape = ()
         self.dtype = np.dtype(np.int64)
 
@@ -47,12 +69,15 @@ class Discrete(Space):
         return None
 
     def sample(self, rng: Optional[np.random.Generator] = None) -> np.int64:
-        return np.int64(self.start + _rng(rng).integers(self.n))
+        # the sum in Python ints: start + n - 1 fits int64 (checked), so the result is exact
+        return np.int64(self.start + int(_rng(rng, "Discrete").integers(self.n)))
+
+    _param_names = ("n", "start")
 
     def _params(self) -> tuple:
         return (self.n, self.start)
 
-    def to_dict(self) -> dict:
+    def _node_dict(self, children: list) -> dict:
         return {"type": "Discrete", "n": self.n, "start": self.start}
 
     def __repr__(self) -> str:
@@ -66,8 +91,14 @@ class MultiDiscrete(Space):
     """
 
     def __init__(self, nvec: Any, start: Any = None) -> None:
-        raw = np.asarray(nvec)
-        if raw.ndim == 0 or raw.size == 0 or raw.dtype.kind not in "iu" or (raw < 1).any():
+        raw = _numbers.user_array(nvec)
+        found = _integers(raw, 1, INT64_MAX) if raw.ndim and raw.size else (None, None, "empty")
+        if found[2] == "range" and _numbers.python_number(found[1]) >= 1:
+            subject = _numbers.where("MultiDiscrete nvec", raw, found[0])
+            got = _numbers.shown(found[1])
+            fix = "Use smaller entries: MultiDiscrete values are int64"
+            raise SpecError(message(subject, f"be at most {INT64_MAX} (int64)", got, fix))
+        if found[2] is not None:
             raise SpecError(
                 message(
                     "MultiDiscrete nvec",
@@ -77,8 +108,13 @@ class MultiDiscrete(Space):
                 )
             )
         self.nvec = raw.astype(np.int64)
-        starts = np.zeros_like(self.nvec) if start is None else np.asarray(start)
-        if starts.dtype.kind not in "iu" or starts.shape != self.nvec.shape:
+        starts = np.zeros_like(self.nvec) if start is None else _numbers.user_array(start)
+        found = _integers(starts, INT64_MIN, INT64_MAX) if starts.shape == self.nvec.shape else (None, None, "shape")
+        if found[2] == "range":
+            subject = _numbers.where("MultiDiscrete start", starts, found[0])
+            expectation = f"be within [{INT64_MIN}, {INT64_MAX}] (int64)"
+            raise SpecError(message(subject, expectation, _numbers.shown(found[1]), "Pass starts that fit int64"))
+        if found[2] is not None:
             raise SpecError(
                 message(
                     "MultiDiscrete start",
@@ -88,7 +124,16 @@ class MultiDiscrete(Space):
                 )
             )
         self.start = starts.astype(np.int64)
-        for arr in (self.nvec, self.start):
+        # start + (nvec - 1) cannot overflow where start <= INT64_MAX - (nvec - 1), which cannot either
+        over = np.argwhere(self.start > INT64_MAX - (self.nvec - 1))
+        if over.size:
+            index = tuple(int(i) for i in over[0])
+            last = int(self.start[index]) + int(self.nvec[index]) - 1
+            subject = f"MultiDiscrete start{list(index)} + nvec{list(index)} - 1"
+            fix = "Lower start or nvec: MultiDiscrete values are int64"
+            raise SpecError(message(subject, f"be at most {INT64_MAX} (int64)", last, fix))
+        self._last = self.start + (self.nvec - 1)
+        for arr in (self.nvec, self.start, self._last):
             arr.setflags(write=False)
         self.shape = tuple(self.nvec.shape)
         self.dtype = np.dtype(np.int64)
@@ -100,25 +145,26 @@ class MultiDiscrete(Space):
             return (path, f"have shape {self.shape}", f"shape {x.shape}", f"Reshape it to {self.shape}")
         if x.dtype != self.dtype:
             return (path, "have dtype int64", f"dtype {x.dtype}", "Cast it with .astype(np.int64)")
-        inside = (x >= self.start) & (x < self.start + self.nvec)
+        inside = (x >= self.start) & (x <= self._last)  # never start + nvec: it may not fit int64
         if not inside.all():
             index = tuple(int(i) for i in np.argwhere(~inside)[0])
-            low = int(self.start[index])
             return (
                 f"{path}{list(index)}",
-                f"lie in [{low}, {low + int(self.nvec[index]) - 1}]",
+                f"lie in [{int(self.start[index])}, {int(self._last[index])}]",
                 repr(int(x[index])),
                 "Pick values inside nvec",
             )
         return None
 
     def sample(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
-        return self.start + _rng(rng).integers(self.nvec, dtype=np.int64)
+        return self.start + _rng(rng, "MultiDiscrete").integers(self.nvec, dtype=np.int64)
+
+    _param_names = ("nvec", "start")
 
     def _params(self) -> tuple:
         return (self.nvec, self.start)
 
-    def to_dict(self) -> dict:
+    def _node_dict(self, children: list) -> dict:
         return {
             "type": "MultiDiscrete",
             "nvec": self.nvec.tolist(),
@@ -128,6 +174,22 @@ class MultiDiscrete(Space):
     def __repr__(self) -> str:
         text = f"MultiDiscrete({self.nvec.tolist()}"
         return text + (f", start={self.start.tolist()})" if self.start.any() else ")")
+
+
+def _integers(raw: np.ndarray, low: int, high: int) -> tuple:
+    """``(index, value, problem)`` of the first entry that is no integer in ``[low, high]``;
+    ``problem`` is None when all are. Floats are refused even when whole (as before)."""
+    if raw.dtype.kind not in "iuO":
+        return None, None, "kind"
+    if raw.dtype.kind != "O" and not _numbers.any_int_problem(raw, low, high):
+        return None, None, None
+
+    def bad(x: Any) -> Optional[str]:
+        whole = isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+        return _numbers.int_problem(x, low, high) if whole else "kind"
+
+    found = _numbers.first(raw, bad)
+    return found if found is not None else (None, None, None)
 
 
 class MultiBinary(Space):
@@ -155,18 +217,50 @@ class MultiBinary(Space):
         return None
 
     def sample(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
-        return _rng(rng).integers(0, 2, size=self.shape, dtype=np.int8)
+        return _rng(rng, "MultiBinary").integers(0, 2, size=self.shape, dtype=np.int8)
 
     def _params(self) -> tuple:
         return (self.shape,)
 
-    def to_dict(self) -> dict:
+    def _node_dict(self, children: list) -> dict:
         return {"type": "MultiBinary", "n": list(self.shape)}
 
     def __repr__(self) -> str:
         return f"MultiBinary({self.shape[0] if len(self.shape) == 1 else list(self.shape)})"
 
 
-_register("Discrete", lambda d: Discrete(d["n"], d.get("start", 0)))
-_register("MultiDiscrete", lambda d: MultiDiscrete(np.array(d["nvec"]), np.array(d["start"])))
-_register("MultiBinary", lambda d: MultiBinary(d["n"] if len(d["n"]) > 1 else d["n"][0]))
+def _is_int(v: Any) -> bool:
+    return type(v) is int
+
+
+def _is_int_list(v: Any) -> bool:
+    """A (nested) JSON list of ints, checked without recursion."""
+    stack: List[Any] = [v]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif type(item) is not int:
+            return False
+    return isinstance(v, list)
+
+
+def _load_discrete(d: dict, where: str, children: list, budget: _Budget) -> Discrete:
+    n = _field(d, "n", where, "an int >= 1", _is_int)
+    return Discrete(n, _field(d, "start", where, "an int", _is_int) if "start" in d else 0)
+
+
+def _load_multi_discrete(d: dict, where: str, children: list, budget: _Budget) -> MultiDiscrete:
+    nvec = _field(d, "nvec", where, "a (nested) list of ints", _is_int_list)
+    start = _field(d, "start", where, "a (nested) list of ints", _is_int_list)
+    return MultiDiscrete(_numbers.user_array(nvec), _numbers.user_array(start))
+
+
+def _load_multi_binary(d: dict, where: str, children: list, budget: _Budget) -> MultiBinary:
+    dims = _field(d, "n", where, "a non-empty list of ints >= 1", lambda v: isinstance(v, list) and v != [])
+    return MultiBinary(dims if len(dims) > 1 else dims[0])
+
+
+_register("Discrete", _load_discrete)
+_register("MultiDiscrete", _load_multi_discrete)
+_register("MultiBinary", _load_multi_binary)

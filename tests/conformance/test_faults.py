@@ -160,7 +160,7 @@ def test_a_tape_with_a_pickled_member_is_refused_not_executed(tmp_path, tape):
         json.dump(manifest, f)
     with raises_exactly(
         ContractError,
-        "tape evil.npz must hold only plain arrays (no pickled objects), got a pickled member. Never load tapes that need pickle.",
+        "tape evil.npz member 'obs.npy' must hold a plain array (no pickled objects), got dtype object. Record the tape again with envbridge conform --record.",
     ):
         Tape.load(path)
     assert not os.path.exists("/tmp/envbridge-pwned")

@@ -190,9 +190,22 @@ def test_every_example_passes(env_id):
 
 
 def test_a_good_env_passes_and_the_report_reads_well():
-    report = bridge.check(Good())
+    bridge.register("test/Good-v0", Good)  # registered: the determinism check can build a fresh one
+    report = bridge.check("test/Good-v0")
     assert report.ok and report.targets == ["core"]
-    assert str(report) == "envbridge check: Good\n  core       pass  (0 problems)\nOK"
+    assert str(report) == "envbridge check: test/Good-v0\n  core       pass  (0 problems)\nOK"
+
+
+def test_an_instance_without_a_spec_passes_with_an_info_about_the_fresh_instance():
+    report = bridge.check(Good())
+    assert report.ok and not report.errors and not report.warnings
+    assert [(p.severity, p.message, p.fix) for p in report.problems] == [
+        (
+            "info",
+            "the fresh-instance replay (determinism 'strong') must have a fresh env to restore the snapshot into, got none: the env has no registered spec and bridge.check was given no factory.",
+            "Check the env by its registered id (bridge.check('my/Env-v0')), or give bridge.check a factory.",
+        )
+    ]
 
 
 CASES = [
@@ -238,7 +251,7 @@ CASES = [
     ),
     (
         GlobalRandom,
-        "reset(seed=s) must reproduce the same trajectory, got a difference at entry 0.",
+        "reset(seed=s) must reproduce the same trajectory, got observation[0] 0.1467558890581131 instead of 0.7203245162963867 at the seeded reset.",
         "Draw all randomness from self.np_random after super().reset(seed=seed).",
         2,
     ),
@@ -249,7 +262,7 @@ CASES = [
     ),
     (
         ForgetfulSnapshot,
-        "replay after restore_state (determinism 'strong', 200-action tape) must be bit-identical, got a difference at entry 1.",
+        "replay after restore_state (determinism 'strong', 211-action tape, 22-step detour) must be bit-identical, got terminated True instead of False at step 5 after the restore.",
         "Put every simulation field in get_state(), or declare determinism = 'weak'.",
     ),
     (
@@ -275,11 +288,16 @@ CASES = [
 def test_each_broken_env_gets_exactly_its_problem(case):
     env_cls, text, fix = case[:3]
     count = case[3] if len(case) > 3 else 1  # a global RNG also breaks the snapshot replay: both are real
+    np.random.seed(1)  # GlobalRandom draws from it: the same values, hence the same message, every run
     report = bridge.check(env_cls())
     assert not report.ok
-    assert (report.problems[0].target, report.problems[0].severity) == ("core", "error")
-    assert (report.problems[0].message, report.problems[0].fix) == (text, fix)
-    assert len(report.problems) == count, [p.message for p in report.problems]
+    first = report.errors[0]
+    assert (first.target, first.severity) == ("core", "error")
+    assert (first.message, first.fix) == (text, fix)
+    assert len(report.errors) == count, [p.message for p in report.errors]
+    assert not report.warnings
+    # an unregistered env has no fresh instance; the check says so when it gets that far
+    assert all(p.severity == "info" and "fresh-instance" in p.message for p in report.problems if p.severity != "error")
 
 
 def test_json_report_names_targets_and_problems():

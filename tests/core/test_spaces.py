@@ -146,7 +146,7 @@ def test_dict_keeps_the_order_given():
         ),
         (
             lambda: spaces.from_dict({"type": "Nope"}),
-            "space dict 'type' must be one of ['Box', 'Dict', 'Discrete', 'Image', 'MultiBinary', 'MultiDiscrete', 'Tuple'], got 'Nope'. Pass the output of Space.to_dict().",
+            "space dict['type'] must be one of ['Box', 'Dict', 'Discrete', 'Image', 'MultiBinary', 'MultiDiscrete', 'Tuple'], got 'Nope'. Pass the output of Space.to_dict().",
         ),
     ],
 )

@@ -1,10 +1,10 @@
-"""Files from strangers: crafted snapshots and tapes are refused with a named reason, never trusted.
+"""Files from strangers: well-formed but crafted snapshots and tapes are refused with a named reason.
 
-Already covered elsewhere: a pickled member in a snapshot (tests/core/test_env.py) or a tape
-(tests/conformance/test_faults.py) is refused without running it; a changed tape fails its hash.
-Here: well-formed ``.npz`` / JSON that is crafted (members outside the layout, references past the
-arrays, object dtypes in JSON, manifests with unexpected types) -- each a ContractError, not an
-IndexError, a silent wrong value or an object array.
+Here: ``.npz`` / JSON whose container is sound but whose content is crafted (members outside the
+layout, references past the arrays, object dtypes in JSON, manifests with unexpected types,
+members that disagree with the manifest) -- each a ContractError, not an IndexError, a silent
+wrong value or an object array. Broken containers (bombs, truncation, lying sizes and headers):
+test_crafted_files.py. A pickled member: tests/core/test_env.py, tests/conformance/test_faults.py.
 """
 
 from __future__ import annotations
@@ -144,8 +144,9 @@ def test_a_recorded_tape_still_loads(saved_tape):
 @pytest.mark.parametrize(
     "key, value, expectation",
     [
-        ("seed", "0; rm -rf /", "an int"),
-        ("seed", 1.5, "an int"),
+        ("seed", "0; rm -rf /", "an int >= 0"),
+        ("seed", 1.5, "an int >= 0"),
+        ("seed", -1, "an int >= 0"),
         ("kinds", 42, "a str of 'r' (reset) and 's' (step)"),
         ("kinds", "rsx", "a str of 'r' (reset) and 's' (step)"),
         ("env", ["envbridge/GridWorld-v0"], "a str"),
@@ -179,25 +180,40 @@ def test_a_member_outside_the_layout_is_refused_even_with_a_fixed_hash(saved_tap
     _rewrite_npz(saved_tape, **{"../../../etc/passwd": np.zeros(3)})
     with raises_exactly(
         ContractError,
-        f"tape walk.npz must hold only reward, terminated, truncated, obs* and act* members, got a member '../../../etc/passwd'. {RECORD}",
+        f"tape walk.npz must hold only the members its manifest declares (act, obs, reward, terminated, truncated), got a member '../../../etc/passwd'. {RECORD}",
     ):
         Tape.load(saved_tape)
 
 
 @pytest.mark.parametrize(
-    "member, array, got",
+    "member, array, text",
     [
-        ("reward", np.zeros(2), "float64 with shape (2,)"),  # fewer rows than the manifest's entries
-        ("terminated", np.zeros(1, dtype=[("a", "<f8")]), "[('a', '<f8')] with shape (1,)"),  # structured, no pickle
-        ("act", np.array(["up"] * 12), "<U2 with shape (12,)"),
+        (  # fewer rows than the manifest's entries
+            "reward",
+            np.zeros(2),
+            "tape walk.npz member 'reward.npy' must be float64 of shape (14,), as its manifest declares, got float64 of shape (2,).",
+        ),
+        (  # structured, no pickle: still not a plain array
+            "terminated",
+            np.zeros(1, dtype=[("a", "<f8")]),
+            "tape walk.npz member 'terminated.npy' must have a plain dtype (bool, int, uint, float), got dtype [('a', '<f8')].",
+        ),
+        (
+            "act",
+            np.array(["up"] * 12),
+            "tape walk.npz member 'act.npy' must have a plain dtype (bool, int, uint, float), got dtype <U2.",
+        ),
+        (  # float actions for the Discrete(4) action space
+            "act",
+            np.zeros(12),
+            "tape walk.npz member 'act.npy' must be int64 of shape (12,), as its manifest declares, got float64 of shape (12,).",
+        ),
     ],
 )
-def test_a_member_of_the_wrong_kind_or_length_is_refused(saved_tape, member, array, got):
-    rows = len(Tape.load(saved_tape).entries) if member != "act" else 12
+def test_a_member_of_the_wrong_kind_or_length_is_refused(saved_tape, member, array, text):
+    assert len(Tape.load(saved_tape).entries) == 14
     _rewrite_npz(saved_tape, **{member: array})
-    with raises_exactly(
-        ContractError, f"tape walk.npz member {member!r} must be a numeric array of {rows} rows, got {got}. {RECORD}"
-    ):
+    with raises_exactly(ContractError, f"{text} {RECORD}"):
         Tape.load(saved_tape)
 
 

@@ -105,6 +105,10 @@ def test_finite_set_errors():
         SpecError, "rlFiniteSetSpec Elements must be distinct, got [1, 1]. Remove the repeated element."
     ):
         rlFiniteSetSpec([1, 1])
+    with raises_exactly(  # equal by value though their bytes differ
+        SpecError, "rlFiniteSetSpec Elements must be distinct, got [0.0, -0.0]. Remove the repeated element."
+    ):
+        rlFiniteSetSpec([0.0, -0.0])
     with raises_exactly(
         SpecError,
         "rlFiniteSetSpec Elements must be numbers, or numeric arrays all of one size, got [[1, 2], [1]]. Give every element the same size.",
