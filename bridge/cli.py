@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from bridge import runtimes
 from bridge.errors import BridgeError
@@ -70,14 +70,24 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load_env(name: str):  # noqa: ANN201 - returns a bridge.Env
-    """A registered id, or ``module:attr`` naming an Env class, factory or instance."""
-    from bridge.registry import load_entry_point, make, registry
+def env_source(name: str) -> Any:
+    """What ``name`` on the command line names: a registered id (str), or the class, factory or
+    instance that ``module:attr`` points at."""
+    from bridge.registry import load_entry_point, registry
 
     if name in registry or ":" not in name:
-        return make(name)
-    target = load_entry_point(name)
-    return target() if callable(target) else target
+        return name
+    return load_entry_point(name)
+
+
+def load_env(name: str):  # noqa: ANN201 - returns a bridge.Env
+    """A new env for ``name`` (the instance itself when ``module:attr`` names one)."""
+    from bridge.registry import make
+
+    source = env_source(name)
+    if isinstance(source, str):
+        return make(source)
+    return source() if callable(source) else source
 
 
 def available_targets() -> List[str]:
@@ -89,7 +99,8 @@ def check_command(args: argparse.Namespace) -> int:
     from bridge.checker import check
 
     targets = args.targets or available_targets()
-    report = check(load_env(args.env), targets=targets, seed=args.seed)
+    # an id or a factory, so the strong-determinism check can build a fresh instance
+    report = check(env_source(args.env), targets=targets, seed=args.seed)
     print(report.to_json() if args.json else report)
     return 0 if report.ok else 1
 

@@ -12,10 +12,12 @@ from typing import Any, Callable, Dict, Iterable, Optional, Union
 from bridge import runtimes
 from bridge.checker.core import core_profile
 from bridge.checker.report import Problem, Report
+from bridge.env import Env
 from bridge.errors import MissingDependencyError, SpecError, message
 
 __all__ = ["Problem", "Report", "check", "TARGETS"]
 
+_FIX_ENV = "Pass the env itself, its class, or a function that builds and returns it"
 Profile = Callable[[Any, Report, int, Dict[str, Any]], None]
 TARGETS = ("core",) + tuple(runtimes.RUNTIMES)
 
@@ -48,19 +50,27 @@ def check(
     seed: int = 0,
     options: Optional[Dict[str, Dict[str, Any]]] = None,
 ) -> Report:
-    """Check ``env`` (a bridge.Env, or a registered id) against the core contract and ``targets``.
+    """Check ``env`` (a bridge.Env, a factory of one, or a registered id) against the core contract
+    and ``targets``.
 
     Args:
-        env: the environment, or an id for :func:`bridge.make`.
+        env: the environment, a zero-argument callable that builds one (then the strong-determinism
+            check replays in a fresh instance from it), or an id for :func:`bridge.make`.
         targets: runtime names besides "core" (e.g. ``["gymnasium", "sb3"]``); core always runs.
         seed: the seed for resets and for the action tapes.
         options: export options per target, e.g. ``{"sb3": {"normalize_actions": True}}``.
     """
+    factory = None
     if isinstance(env, str):
         from bridge.registry import make
 
         name, env = env, make(env)
     else:
+        if callable(env) and not isinstance(env, Env):
+            factory, env = env, env()
+            if not isinstance(env, Env):
+                got = f"a callable that returned {type(env).__name__}"
+                raise SpecError(message("env", "be a bridge.Env, a callable returning one, or an id", got, _FIX_ENV))
         unwrapped = getattr(env, "unwrapped", env)
         name = getattr(getattr(unwrapped, "spec", None), "id", None) or type(unwrapped).__name__
     wanted = ["core"] + [t for t in ([targets] if isinstance(targets, str) else list(targets or [])) if t != "core"]
@@ -73,6 +83,7 @@ def check(
         fix = "Name the target in targets=[...] too, or drop its options"
         raise SpecError(message("check options", f"name only checked targets {wanted}", unknown, fix))
     report = Report(name)
+    report.make_env = factory
     for target in wanted:
         report.targets.append(target)
         profile = _profile(target, report)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
-from typing import Any, List
+from typing import Any, Callable, List, Optional
 
 from bridge.errors import _sentence, statement
 
@@ -39,6 +39,8 @@ class Report:
         self.env_name = env_name
         self.targets: List[str] = []
         self.problems: List[Problem] = []
+        # the factory given to bridge.check, if any: the strong-determinism check builds a fresh instance
+        self.make_env: Optional[Callable[[], Any]] = None
 
     def add(
         self, target: str, severity: str, subject: str, expectation: str, actual: Any, fix: str, check: str = ""

@@ -270,11 +270,25 @@ def _detour(view: View, tape: Tape, start: int, length: int) -> None:
 
 
 def verify(
-    make_env: Callable[[], Env], tape: Tape, views: Optional[List[str]] = None, *, snapshot_at: Optional[int] = None
+    make_env: Callable[[], Env],
+    tape: Tape,
+    views: Optional[List[str]] = None,
+    *,
+    snapshot_at: Optional[int] = None,
+    env_id: Optional[str] = None,
 ) -> Dict[str, Verdict]:
     """Replay ``tape`` through ``views`` (default: every view of the runtime table): name -> a
-    :class:`Verdict` for every view, never an exception: agrees, DIVERGES (step and field), FAILS
-    (an error mid-tape), refused (the export's own error for this env) or unavailable (why)."""
+    :class:`Verdict` for every view: agrees, DIVERGES (step and field), FAILS (an error mid-tape),
+    refused (the export's own error for this env) or unavailable (why).
+
+    Raises ContractError before any view runs when the tape cannot speak about this env (no step,
+    other spaces, actions the env cannot take, or another ``env_id``): see Tape.check_replayable.
+    """
+    probe = make_env()
+    try:
+        tape.check_replayable(probe.observation_space, probe.action_space, env_id)
+    finally:
+        probe.close()
     status = available_views()
     results: Dict[str, Verdict] = {}
     for name in views or list(status):

@@ -44,7 +44,7 @@ class ConformanceSuite:
         return record(self.make_env, seed=self.seed, steps=self.steps)
 
     def test_core_and_export_checks(self) -> None:
-        report = check(self.make_env(), targets=self._targets(), seed=self.seed)
+        report = check(self.make_env, targets=self._targets(), seed=self.seed)
         assert report.ok, "\n" + str(report)
 
     def test_every_export_replays_the_tape(self) -> None:

@@ -40,9 +40,35 @@ def test_conform_records_and_verifies_a_tape(tmp_path, capsys):
     assert "  neutral    agrees" in out and "DIVERGES" not in out
 
 
-def test_conform_reports_a_divergence_with_a_non_zero_exit(tmp_path, capsys):
+STINGY = """
+from bridge.examples import GridWorld
+
+
+class StingyGrid(GridWorld):
+    def step(self, action):
+        obs, reward, terminated, truncated, info = super().step(action)
+        return obs, reward - 0.5, terminated, truncated, info
+"""
+
+
+def test_conform_reports_a_divergence_with_a_non_zero_exit(tmp_path, capsys, monkeypatch):
     tape = os.path.join(tmp_path, "grid.npz")
     main(["conform", "envbridge/GridWorld-v0", "--record", tape, "--steps", "30"])
-    # replaying GridWorld's tape against a different env must diverge at the first reset
-    assert main(["conform", "envbridge/PointMass-v0", "--verify", tape, "--view", "neutral"]) == 1
-    assert "  neutral    DIVERGES  reset(seed): observation" in capsys.readouterr().out
+    # same spaces, other rewards: the replay runs and names the first differing step and field
+    (tmp_path / "stingy.py").write_text(STINGY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["conform", "stingy:StingyGrid", "--verify", tape, "--view", "neutral"]) == 1
+    assert "  neutral    DIVERGES  step 0: reward" in capsys.readouterr().out
+
+
+def test_conform_refuses_a_tape_of_another_env_before_any_view(tmp_path, capsys):
+    tape = os.path.join(tmp_path, "grid.npz")
+    main(["conform", "envbridge/GridWorld-v0", "--record", tape, "--steps", "30"])
+    capsys.readouterr()
+    assert main(["conform", "envbridge/PointMass-v0", "--verify", tape]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "envbridge conform: ContractError: tape observation_space must be Box(-1.0, 1.0, (2,), float32) as in the env, "
+        "got Box(0.0, 4.0, (4,), float32). Replay a tape on the env it was recorded from, or record one for this env.\n"
+    )

@@ -10,9 +10,8 @@ import pytest
 
 import bridge
 from bridge import spaces
-from bridge.checker import Report
-from bridge.checker.core import core_profile
 from bridge.checker.determinism import DETOUR, TAPE_LENGTH, make_fresh
+from bridge.errors import SpecError
 
 STRONG_FIX = "Put every simulation field in get_state(), or declare determinism = 'weak'."
 FRESH_FIX = (
@@ -187,10 +186,9 @@ def test_a_reset_that_does_not_reseed_is_named_as_such():
     )
 
 
-def test_a_factory_given_through_the_report_builds_the_fresh_instance():
-    report = Report("HiddenGoal")
-    report.make_env = HiddenGoal
-    core_profile(HiddenGoal(), report, 0)
+def test_a_factory_given_to_check_builds_the_fresh_instance():
+    report = bridge.check(HiddenGoal)
+    assert report.make_env is HiddenGoal
     assert [p.message for p in report.problems] == [
         "replay in a fresh instance (from the factory given to bridge.check) after restore_state (determinism 'strong', 211-action tape) must be bit-identical, got observation['goal'][0] 5 instead of 6 at step 1 after the restore."
     ]
@@ -232,3 +230,12 @@ def test_a_weak_env_inside_a_time_limit_is_compared_at_every_level():
             "Make set_state() the inverse of get_state().",
         )
     ]
+
+
+def test_a_factory_that_builds_no_env_is_refused():
+    with pytest.raises(SpecError) as e:
+        bridge.check(lambda: "CartPole-v1")
+    assert str(e.value) == (
+        "env must be a bridge.Env, a callable returning one, or an id, got a callable that returned str. "
+        "Pass the env itself, its class, or a function that builds and returns it."
+    )
