@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, List, Optional
+from typing import List, Optional
 
 from bridge import runtimes
 from bridge.errors import BridgeError
+from bridge.loading import env_source, import_modules, importable_cwd, load_env
 
 # sub-command -> "module:function(args) -> exit code"
 _COMMANDS = {
@@ -23,11 +24,29 @@ _COMMANDS = {
 }
 
 
+ENV_HELP = "a registered id, module:attr or path/to/file.py:attr"
+
+
+def _env_options() -> argparse.ArgumentParser:
+    """The options of every command that names an env."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--import",
+        action="append",
+        default=[],
+        dest="imports",
+        metavar="MODULE",
+        help="import MODULE (or a .py file) first, for ids it registers (repeatable)",
+    )
+    return parent
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="envbridge", description="Write an RL env once; run it on SB3, DreamerV2 and a MATLAB-style facade."
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    env_options = _env_options()
 
     demo = sub.add_parser("demo", help="train SB3 PPO on GridWorld through the export and compare with random play")
     demo.add_argument("--steps", type=int, default=None, help="PPO timesteps (default: the demo's tuned budget)")
@@ -37,30 +56,36 @@ def _parser() -> argparse.ArgumentParser:
 
     train = sub.add_parser("train", help="train an agent on a registered env through an export")
     runtimes = train.add_subparsers(dest="runtime", required=True)
-    sb3 = runtimes.add_parser("sb3", help="Stable-Baselines3 through to_gymnasium")
+    sb3 = runtimes.add_parser("sb3", help="Stable-Baselines3 through to_gymnasium", parents=[env_options])
     sb3.add_argument("--algo", default="PPO", choices=["PPO", "A2C", "DQN", "SAC", "TD3"])
-    sb3.add_argument("--env", default="envbridge/GridWorld-v0", help="registered id or module:attr")
+    sb3.add_argument("--env", default="envbridge/GridWorld-v0", help=ENV_HELP)
     sb3.add_argument("--steps", type=int, default=20_000)
     sb3.add_argument("--seed", type=int, default=0)
     sb3.add_argument("--n-envs", type=int, default=1)
     sb3.add_argument("--out", default="runs/train")
     sb3.add_argument("--no-progress", action="store_true")
-    dv2 = runtimes.add_parser("dreamerv2", help="DreamerV2 2.2.0 through to_dreamerv2 (legacy era)")
-    dv2.add_argument("--env", default="envbridge/GridWorld-v0", help="registered id or module:attr")
+    dv2 = runtimes.add_parser(
+        "dreamerv2", help="DreamerV2 2.2.0 through to_dreamerv2 (legacy era)", parents=[env_options]
+    )
+    dv2.add_argument("--env", default="envbridge/GridWorld-v0", help=ENV_HELP)
     dv2.add_argument("--steps", type=int, default=1_000)
     dv2.add_argument("--logdir", default="runs/dreamerv2")
     dv2.add_argument(
         "--config", action="append", default=[], metavar="KEY=VALUE", help="DreamerV2 config override (repeatable)"
     )
 
-    chk = sub.add_parser("check", help="check an env against the core contract and every available export")
-    chk.add_argument("env", help="registered id or module:attr")
+    chk = sub.add_parser(
+        "check", help="check an env against the core contract and every available export", parents=[env_options]
+    )
+    chk.add_argument("env", help=ENV_HELP)
     chk.add_argument("--target", action="append", dest="targets", help="limit to these targets (repeatable)")
     chk.add_argument("--json", action="store_true", help="print the report as JSON")
     chk.add_argument("--seed", type=int, default=0)
 
-    conform = sub.add_parser("conform", help="record a tape, or replay one through every export available here")
-    conform.add_argument("env", help="registered id or module:attr")
+    conform = sub.add_parser(
+        "conform", help="record a tape, or replay one through every export available here", parents=[env_options]
+    )
+    conform.add_argument("env", help=ENV_HELP)
     mode = conform.add_mutually_exclusive_group(required=True)
     mode.add_argument("--record", metavar="TAPE", help="write TAPE (.npz) and TAPE.json")
     mode.add_argument("--verify", metavar="TAPE", help="replay TAPE through every available view")
@@ -68,26 +93,6 @@ def _parser() -> argparse.ArgumentParser:
     conform.add_argument("--steps", type=int, default=200)
     conform.add_argument("--view", action="append", dest="views", help="limit to these views (repeatable)")
     return parser
-
-
-def env_source(name: str) -> Any:
-    """What ``name`` on the command line names: a registered id (str), or the class, factory or
-    instance that ``module:attr`` points at."""
-    from bridge.registry import load_entry_point, registry
-
-    if name in registry or ":" not in name:
-        return name
-    return load_entry_point(name)
-
-
-def load_env(name: str):  # noqa: ANN201 - returns a bridge.Env
-    """A new env for ``name`` (the instance itself when ``module:attr`` names one)."""
-    from bridge.registry import make
-
-    source = env_source(name)
-    if isinstance(source, str):
-        return make(source)
-    return source() if callable(source) else source
 
 
 def available_targets() -> List[str]:
@@ -130,7 +135,9 @@ def conform_command(args: argparse.Namespace) -> int:
 def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
     key = f"train {args.runtime}" if args.command == "train" else args.command
+    importable_cwd()  # `envbridge check mymod:MyEnv` finds mymod.py here, as `python -m` would
     try:
+        import_modules(getattr(args, "imports", []))
         return int(runtimes.load(_COMMANDS[key])(args) or 0)
     except BridgeError as e:
         print(f"envbridge {key}: {type(e).__name__}: {e}", file=sys.stderr)

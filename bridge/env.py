@@ -154,17 +154,18 @@ class Env:
     def _snapshot_unsupported(self) -> bool:
         return self.determinism == "none" or type(self).get_state is Env.get_state
 
+    def _why_no_snapshot(self) -> str:
+        subject = f"{type(self).__name__}.clone_state"
+        if type(self).get_state is Env.get_state:
+            fix = "Implement get_state() (plain data) and set_state(), and set determinism = 'strong' on the class"
+            return message(subject, "have get_state() and set_state() implemented", "neither overridden", fix)
+        fix = "Set determinism = 'strong' on the class if a restore gives the same future bit for bit, else 'weak'"
+        return message(subject, "have determinism 'strong' or 'weak' declared", "determinism='none' (the default)", fix)
+
     def clone_state(self, *, include_rng: bool = True) -> dict:
         """A plain-data snapshot: ``get_state()`` plus, by default, the RNG state."""
         if self._snapshot_unsupported():
-            raise ContractError(
-                message(
-                    f"{type(self).__name__}.clone_state",
-                    "have get_state/set_state and determinism 'strong' or 'weak'",
-                    f"determinism={self.determinism!r}",
-                    "Implement get_state() and set_state() and declare determinism",
-                )
-            )
+            raise ContractError(self._why_no_snapshot())
         snap = {"class": qualname(self), "state": self.get_state()}
         if include_rng:
             snap["rng"] = _snapshot.rng_state(self.np_random)
@@ -183,7 +184,7 @@ class Env:
     # the restore protocol: check everything, keep a rollback point, apply (Wrapper nests these)
     def _check_snapshot(self, snapshot: Any) -> None:
         if self._snapshot_unsupported():
-            self.clone_state()  # raises the explanatory error
+            raise ContractError(self._why_no_snapshot())
         check_snapshot_owner(self, snapshot, _ENV_FIX)
         _check_keys(snapshot, ("class", "state"), ("rng",), _ENV_FIX)
         if "rng" in snapshot:  # its kind here; its values when applied, rolled back if they do not fit

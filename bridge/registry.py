@@ -104,9 +104,13 @@ def spec(id: str) -> EnvSpec:
     """The :class:`EnvSpec` of ``id``; an unknown id suggests close matches."""
     if id in registry:
         return registry[id]
+    raise SpecError(message("env id", "be registered", id, suggestion(id)))
+
+
+def suggestion(id: str) -> str:
+    """Close matches of an unknown ``id``, or the registered ids."""
     close = difflib.get_close_matches(id, list(registry), n=3, cutoff=0.5)
-    hint = f"Did you mean {', '.join(repr(c) for c in close)}?" if close else f"Registered ids: {sorted(registry)}"
-    raise SpecError(message("env id", "be registered", id, hint))
+    return f"Did you mean {', '.join(repr(c) for c in close)}?" if close else f"Registered ids: {sorted(registry)}"
 
 
 def make(id: str, **kwargs: Any) -> Env:

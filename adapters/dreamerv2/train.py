@@ -188,7 +188,7 @@ def _parse_overrides(pairs: List[str]) -> Dict[str, Any]:
 
 def train_command(args: argparse.Namespace) -> int:
     """``envbridge train dreamerv2 --env ID --steps N --logdir DIR --config KEY=VALUE ...``."""
-    from bridge.cli import load_env
+    from bridge.loading import load_env
 
     overrides = _parse_overrides(list(getattr(args, "config", []) or []))
     overrides.setdefault("steps", args.steps)

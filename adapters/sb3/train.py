@@ -8,6 +8,7 @@ step budget are tuned to reach a success rate of at least 0.9 in about two minut
 from __future__ import annotations
 
 import os
+import re
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -17,6 +18,7 @@ from bridge.adapters.sb3.lowering import policy_for
 from bridge.compat import optional_import
 
 from bridge.errors import SpecError, message
+from bridge.loading import env_source
 
 stable_baselines3 = optional_import("stable_baselines3", "envbridge train sb3")
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
@@ -173,9 +175,10 @@ def train_command(args: Any) -> int:
         optional_import("tqdm", "the progress bar")
         optional_import("rich", "the progress bar")
     _few_threads()
-    model = train(args.algo, args.env, args.steps, seed=args.seed, n_envs=args.n_envs, progress=progress)
+    source = env_source(args.env)
+    model = train(args.algo, source, args.steps, seed=args.seed, n_envs=args.n_envs, progress=progress)
     os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, f"{args.algo.lower()}_{args.env.replace('/', '_')}.zip")
+    path = os.path.join(args.out, f"{args.algo.lower()}_{re.sub(r'[^A-Za-z0-9_.-]+', '_', args.env)}.zip")
     model.save(path)
     mean, std = evaluate_policy(model, model.get_env(), n_eval_episodes=10, deterministic=True)
     print(
@@ -187,7 +190,7 @@ def train_command(args: Any) -> int:
 
 def train(
     algo: str,
-    env_id: str,
+    env: Any,
     steps: int,
     *,
     seed: int = 0,
@@ -196,14 +199,17 @@ def train(
     callback: Optional[Any] = None,
     **algo_kwargs: Any,
 ) -> Any:
-    """Train SB3's ``algo`` on ``env_id`` through the export and return the model.
+    """Train SB3's ``algo`` on ``env`` through the export and return the model.
+
+    ``env`` is what :func:`make_vec_env` takes: a registered id, a class or factory of bridge.Env,
+    or a VectorEnv (class).
 
     The policy follows the exported observation (Mlp / Cnn / MultiInput); a goal env trained with
     an off-policy algorithm uses SB3's ``HerReplayBuffer``. ``algo_kwargs`` go to the algorithm.
     """
     if algo not in ALGOS:
         raise SpecError(message("--algo", f"be one of {ALGOS}", algo, "Pick one"))
-    vec_env = make_vec_env(env_id, n_envs=n_envs, seed=seed)
+    vec_env = make_vec_env(env, n_envs=n_envs, seed=seed)
     _check_algo(algo, vec_env.action_space)
     cls = getattr(stable_baselines3, algo)
     kwargs: Dict[str, Any] = {"seed": seed, "verbose": 0}

@@ -114,15 +114,26 @@ def test_snapshot_without_rng_leaves_the_generator_alone():
     assert env.count == 0 and env.step(1)[0][1] != drawn
 
 
-def test_clone_state_without_get_state_is_a_clear_error():
+def test_clone_state_without_declared_determinism_names_the_declaration():
     class NoSnap(Counter):
         determinism = "none"
 
     with raises_exactly(
         ContractError,
-        "NoSnap.clone_state must have get_state/set_state and determinism 'strong' or 'weak', got determinism='none'. Implement get_state() and set_state() and declare determinism.",
+        "NoSnap.clone_state must have determinism 'strong' or 'weak' declared, got determinism='none' (the default). Set determinism = 'strong' on the class if a restore gives the same future bit for bit, else 'weak'.",
     ):
         NoSnap().clone_state()
+
+
+def test_clone_state_without_get_state_names_the_missing_methods():
+    class Stateless(bridge.Env):
+        determinism = "strong"
+
+    with raises_exactly(
+        ContractError,
+        "Stateless.clone_state must have get_state() and set_state() implemented, got neither overridden. Implement get_state() (plain data) and set_state(), and set determinism = 'strong' on the class.",
+    ):
+        Stateless().clone_state()
 
 
 def test_restore_refuses_a_snapshot_of_another_env_class():
