@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from bridge.adapters._shared.port import neutral_env
 from bridge.adapters.dreamerv2.actions import ActionLowering
@@ -78,6 +78,10 @@ class DreamerReadyEnv(GymEnv):
 
     def render(self, mode: str = "rgb_array") -> Any:
         return self.env.render()
+
+    def exported(self) -> Tuple[Env, Dict[str, Dict[str, Any]]]:
+        """The neutral env; check it with targets=["dreamerv2"] and options for to_dreamerv2."""
+        return self.env, {}
 
     def _options(self) -> dict:
         size, bounds, _, _, narrow = self._args

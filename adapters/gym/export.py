@@ -10,7 +10,7 @@ is ``terminated`` (what DreamerV2's GymWrapper reads). The env sits on the singl
 from __future__ import annotations
 
 import functools
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 from bridge.adapters._shared.lowering import Lowering
@@ -133,6 +133,10 @@ class GymEnv(gym.Env):
     def restore_state(self, snapshot: dict) -> None:
         """Rewind to a :meth:`clone_state` snapshot of an export with the same options."""
         self.port.restore_state(self, self._options(), snapshot)
+
+    def exported(self) -> Tuple[Env, Dict[str, Dict[str, Any]]]:
+        """The neutral env and, per check target, the options of this export (``bridge.check(export)``)."""
+        return self.env, {"gym": {"check_actions": self.port.check_actions, "strict": self.port.strict}}
 
     def _options(self) -> dict:
         return {}

@@ -126,6 +126,11 @@ class GymnasiumEnv(gymnasium.Env):
         """Rewind to a :meth:`clone_state` snapshot of an export with the same options."""
         self.port.restore_state(self, self._options(), snapshot)
 
+    def exported(self) -> Tuple[Env, Dict[str, Dict[str, Any]]]:
+        """The neutral env and, per check target, the options of this export (``bridge.check(export)``)."""
+        options = dict(self._options(), check_actions=self.check_actions, strict=self.port.strict)
+        return self.neutral, {"gymnasium": options, "sb3": options}
+
     def _options(self) -> Dict[str, Any]:
         return {
             "image_layout": self.image_layout,

@@ -54,13 +54,19 @@ def check(
     and ``targets``.
 
     Args:
-        env: the environment, a zero-argument callable that builds one (then the strong-determinism
-            check replays in a fresh instance from it), or an id for :func:`bridge.make`.
+        env: the environment; an export of one (``to_gymnasium(env, normalize_actions=True)``,
+            checked as the neutral env with that export's options); a zero-argument callable that
+            builds one (the strong-determinism check replays in a fresh instance from it); or an
+            id for :func:`bridge.make`.
         targets: runtime names besides "core" (e.g. ``["gymnasium", "sb3"]``); core always runs.
+            None (the default) checks every runtime installed in this interpreter, as
+            ``envbridge check`` does; ``"core"`` checks the core contract alone.
         seed: the seed for resets and for the action tapes.
         options: export options per target, e.g. ``{"sb3": {"normalize_actions": True}}``.
     """
-    factory = None
+    factory, exported = None, {}
+    if not isinstance(env, Env) and callable(getattr(env, "exported", None)):
+        env, exported = env.exported()  # an export: check its neutral env with the export's options
     if isinstance(env, str):
         from bridge.registry import make
 
@@ -73,15 +79,19 @@ def check(
                 raise SpecError(message("env", "be a bridge.Env, a callable returning one, or an id", got, _FIX_ENV))
         unwrapped = getattr(env, "unwrapped", env)
         name = getattr(getattr(unwrapped, "spec", None), "id", None) or type(unwrapped).__name__
-    wanted = ["core"] + [t for t in ([targets] if isinstance(targets, str) else list(targets or [])) if t != "core"]
+    if targets is None:
+        targets = runtimes.available()
+    wanted = ["core"] + [t for t in ([targets] if isinstance(targets, str) else list(targets)) if t != "core"]
     for target in wanted:
         if target not in TARGETS:
             raise SpecError(message("check target", f"be one of {sorted(TARGETS)}", target, "Pick known targets"))
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(wanted))
+    given = dict(options or {})
+    unknown = sorted(set(given) - set(wanted))
     if unknown:
         fix = "Name the target in targets=[...] too, or drop its options"
         raise SpecError(message("check options", f"name only checked targets {wanted}", unknown, fix))
+    # the export's own options first, then the caller's (per target)
+    options = {t: {**exported.get(t, {}), **given.get(t, {})} for t in wanted}
     report = Report(name)
     report.make_env = factory
     for target in wanted:

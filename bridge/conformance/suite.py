@@ -33,18 +33,11 @@ class ConformanceSuite:
     def make_env(self) -> Any:
         raise NotImplementedError("ConformanceSuite subclasses implement make_env()")
 
-    def _targets(self) -> List[str]:
-        if self.targets is not None:
-            return self.targets
-        from bridge.cli import available_targets
-
-        return available_targets()
-
     def _tape(self) -> Tape:
         return record(self.make_env, seed=self.seed, steps=self.steps)
 
     def test_core_and_export_checks(self) -> None:
-        report = check(self.make_env, targets=self._targets(), seed=self.seed)
+        report = check(self.make_env, targets=self.targets, seed=self.seed)
         assert report.ok, "\n" + str(report)
 
     def test_every_export_replays_the_tape(self) -> None:

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from bridge.cli import available_targets, main
+from bridge import runtimes
+from bridge.cli import main
 from bridge.examples import EXAMPLE_IDS
 
 
@@ -16,7 +17,7 @@ def test_check_passes_every_example_on_every_available_target(env_id, capsys):
     assert main(["check", env_id]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"envbridge check: {env_id}\n") and out.rstrip().endswith("OK")
-    for target in available_targets():
+    for target in ["core"] + runtimes.available():
         assert f"  {target:<10} pass" in out
 
 

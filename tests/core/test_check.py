@@ -184,20 +184,20 @@ class GoalWrongReward(GoalBase):
 
 @pytest.mark.parametrize("env_id", sorted(EXAMPLE_IDS))
 def test_every_example_passes(env_id):
-    report = bridge.check(env_id)
+    report = bridge.check(env_id, targets="core")
     assert report.ok, str(report)
     assert report.problems == []
 
 
 def test_a_good_env_passes_and_the_report_reads_well():
     bridge.register("test/Good-v0", Good)  # registered: the determinism check can build a fresh one
-    report = bridge.check("test/Good-v0")
+    report = bridge.check("test/Good-v0", targets="core")
     assert report.ok and report.targets == ["core"]
     assert str(report) == "envbridge check: test/Good-v0\n  core       pass  (0 problems)\nOK"
 
 
 def test_an_instance_without_a_spec_passes_with_an_info_about_the_fresh_instance():
-    report = bridge.check(Good())
+    report = bridge.check(Good(), targets="core")
     assert report.ok and not report.errors and not report.warnings
     assert [(p.severity, p.message, p.fix) for p in report.problems] == [
         (
@@ -289,7 +289,7 @@ def test_each_broken_env_gets_exactly_its_problem(case):
     env_cls, text, fix = case[:3]
     count = case[3] if len(case) > 3 else 1  # a global RNG also breaks the snapshot replay: both are real
     np.random.seed(1)  # GlobalRandom draws from it: the same values, hence the same message, every run
-    report = bridge.check(env_cls())
+    report = bridge.check(env_cls(), targets="core")
     assert not report.ok
     first = report.errors[0]
     assert (first.target, first.severity) == ("core", "error")
@@ -301,7 +301,7 @@ def test_each_broken_env_gets_exactly_its_problem(case):
 
 
 def test_json_report_names_targets_and_problems():
-    report = bridge.check(NumpyReward())
+    report = bridge.check(NumpyReward(), targets="core")
     data = report.to_dict()
     assert data["ok"] is False and data["targets"] == {"core": False}
     assert data["problems"][0]["check"] == "reward"

@@ -136,7 +136,7 @@ bridge.register("test/CappedWalk-v0", Walk, max_episode_steps=100)
 
 def _errors(env_id):
     np.random.seed(3)  # InitParameter draws from it: the same values, hence the same message
-    report = bridge.check(env_id)
+    report = bridge.check(env_id, targets="core")
     return [(p.message, p.fix) for p in report.problems], report
 
 
@@ -187,7 +187,7 @@ def test_a_reset_that_does_not_reseed_is_named_as_such():
 
 
 def test_a_factory_given_to_check_builds_the_fresh_instance():
-    report = bridge.check(HiddenGoal)
+    report = bridge.check(HiddenGoal, targets="core")
     assert report.make_env is HiddenGoal
     assert [p.message for p in report.problems] == [
         "replay in a fresh instance (from the factory given to bridge.check) after restore_state (determinism 'strong', 211-action tape) must be bit-identical, got observation['goal'][0] 5 instead of 6 at step 1 after the restore."
@@ -202,7 +202,7 @@ def test_a_spec_that_builds_another_stack_is_not_used():
         why
         == "none: the instance from the registered spec 'test/CappedWalk-v0' is TimeLimit(100)[Walk], not TimeLimit(5)[Walk] with the same spaces"
     )
-    report = bridge.check(env)
+    report = bridge.check(env, targets="core")
     assert [(p.severity, p.message) for p in report.problems] == [
         (
             "info",
