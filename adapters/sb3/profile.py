@@ -2,7 +2,7 @@
 SB3's default CNN cannot convolve, advice.
 
 Besides the export options, ``options`` may name the ``policy`` and ``policy_kwargs`` a model
-would get (default: :func:`policy_for`'s policy, no kwargs), as ``envbridge train sb3`` does.
+would get (default: :func:`policy_for`'s policy, no kwargs, as ``envbridge train sb3`` uses).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def sb3_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) ->
     if error is not None:
         report.add(T, "error", *error.parts, check="lowering")
         return
+    named = policy is not None
     policy = policy or policy_for(export.observation_space)
     too_small = cnn_refusal(export.observation_space, policy, policy_kwargs)
     with contextlib.redirect_stdout(io.StringIO()):  # SB3 prints a note about goal envs
@@ -48,7 +49,8 @@ def sb3_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) ->
         )
     if too_small is not None:
         report.add(T, "error", *too_small.parts, check="cnn")
-    _advise(export, report, policy_advice=too_small is None)  # else the error's fix is the advice
+    # no policy advice beside the error (its fix is the advice) or for a policy the user named
+    _advise(export, report, policy_advice=too_small is None and not named)
     export.reset(seed=seed)
 
 
