@@ -1,4 +1,9 @@
-"""The "sb3" check profile: SB3's refusals, SB3's own ``check_env`` on ``to_sb3``'s export, advice."""
+"""The "sb3" check profile: SB3's refusals, SB3's own ``check_env`` on ``to_sb3``'s export, what
+SB3's default CNN cannot convolve, advice.
+
+Besides the export options, ``options`` may name the ``policy`` and ``policy_kwargs`` a model
+would get (default: :func:`policy_for`'s policy, no kwargs, as ``envbridge train sb3`` uses).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from typing import Any, Dict
 from bridge.adapters._shared.profile import announce_roundings, run_runtime_checker
 from bridge.adapters.gymnasium.export import GymnasiumEnv
 from bridge.adapters.gymnasium.profile import export_or_report
-from bridge.adapters.sb3.lowering import policy_for, sb3_refusal
+from bridge.adapters.sb3.lowering import cnn_refusal, policy_for, sb3_refusal
 
 from bridge import spaces as ns
 from bridge.checker.report import Report
@@ -22,6 +27,7 @@ def sb3_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) ->
     from stable_baselines3.common.env_checker import check_env
 
     options = {"float64_as_float32": True, **options}  # what to_sb3 builds
+    policy, policy_kwargs = options.pop("policy", None), options.pop("policy_kwargs", None)
     export = export_or_report(env, report, T, **options)
     if export is None:
         return
@@ -29,15 +35,26 @@ def sb3_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) ->
     if error is not None:
         report.add(T, "error", *error.parts, check="lowering")
         return
+    named = policy is not None
+    policy = policy or policy_for(export.observation_space)
+    too_small = cnn_refusal(export.observation_space, policy, policy_kwargs)
     with contextlib.redirect_stdout(io.StringIO()):  # SB3 prints a note about goal envs
         run_runtime_checker(
-            report, T, "stable_baselines3.common.env_checker.check_env", lambda: check_env(export, warn=True)
+            report,
+            T,
+            "stable_baselines3.common.env_checker.check_env",
+            lambda: check_env(export, warn=True),
+            # the error below says what SB3's "minimal resolution" warning says, with the fixes
+            keep=lambda w: too_small is None or "minimal resolution for an image" not in str(w.message),
         )
-    _advise(export, report)
+    if too_small is not None:
+        report.add(T, "error", *too_small.parts, check="cnn")
+    # no policy advice beside the error (its fix is the advice) or for a policy the user named
+    _advise(export, report, policy_advice=too_small is None and not named)
     export.reset(seed=seed)
 
 
-def _advise(export: GymnasiumEnv, report: Report) -> None:
+def _advise(export: GymnasiumEnv, report: Report, policy_advice: bool) -> None:
     announce_roundings(
         report,
         T,
@@ -45,14 +62,8 @@ def _advise(export: GymnasiumEnv, report: Report) -> None:
         "SB3's policies compute in float32",
         "to_sb3(env, float64_as_float32=False) keeps float64 if you need it",
     )
-    policy = policy_for(export.observation_space)
-    why = {
-        "MultiInputPolicy": "a Dict observation",
-        "CnnPolicy": "an image observation",
-        "MlpPolicy": "a flat observation",
-    }[policy]
-    fix = f"Use e.g. PPO({policy!r}, vec_env)"
-    report.add(T, "info", "the SB3 policy", f"be {policy!r} for {why}", repr(export.observation_space), fix, "policy")
+    if policy_advice:
+        _advise_policy(export, report)
     action = export.neutral.action_space
     if (
         type(action) is ns.Box
@@ -60,7 +71,16 @@ def _advise(export: GymnasiumEnv, report: Report) -> None:
         and ((action.low != -1).any() or (action.high != 1).any())
     ):
         bounds = f"[{action.low.min()}, {action.high.max()}]"
-        fix = "Export with to_gymnasium(env, normalize_actions=True)"
-        report.add(
-            T, "info", "the action Box for SB3", "be [-1, 1] (SB3 squashes/clips to the Box)", bounds, fix, "policy"
-        )
+        text = f"rescale the action Box {bounds} to [-1, 1] for SB3, which squashes/clips actions to the Box"
+        report.note(T, text, "Export with to_gymnasium(env, normalize_actions=True)", "policy")
+
+
+def _advise_policy(export: GymnasiumEnv, report: Report) -> None:
+    policy = policy_for(export.observation_space)
+    why = {
+        "MultiInputPolicy": "a Dict observation",
+        "CnnPolicy": "an image observation",
+        "MlpPolicy": "a flat observation",
+    }[policy]
+    space = export.observation_space
+    report.note(T, f"use {policy!r} for {why}: {space!r}", f"Train with e.g. PPO({policy!r}, vec_env)", "policy")

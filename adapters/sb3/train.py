@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from bridge.adapters.sb3.export import make_vec_env, to_sb3
-from bridge.adapters.sb3.lowering import policy_for
+from bridge.adapters.sb3.lowering import cnn_refusal, policy_for
 from bridge.compat import optional_import
 
 from bridge.errors import SpecError, message
@@ -206,6 +206,7 @@ def train(
 
     The policy follows the exported observation (Mlp / Cnn / MultiInput); a goal env trained with
     an off-policy algorithm uses SB3's ``HerReplayBuffer``. ``algo_kwargs`` go to the algorithm.
+    An image SB3's default CNN cannot convolve is a ConversionError (the "sb3" check profile's).
     """
     if algo not in ALGOS:
         raise SpecError(message("--algo", f"be one of {ALGOS}", algo, "Pick one"))
@@ -221,7 +222,12 @@ def train(
             replay_buffer_kwargs={"n_sampled_goal": 4, "goal_selection_strategy": "future"},
         )
     kwargs.update(algo_kwargs)
-    model = cls(policy_for(vec_env.observation_space), vec_env, **kwargs)
+    policy = policy_for(vec_env.observation_space)
+    too_small = cnn_refusal(vec_env.observation_space, policy, kwargs.get("policy_kwargs"))
+    if too_small is not None:  # else torch fails deep inside the model's constructor
+        vec_env.close()
+        raise too_small
+    model = cls(policy, vec_env, **kwargs)
     model.learn(total_timesteps=steps, progress_bar=progress, callback=callback)
     return model
 
