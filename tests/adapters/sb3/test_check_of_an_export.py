@@ -32,18 +32,21 @@ class Throttle(bridge.Env):
         return self.x.copy(), float(-abs(self.x[0])), False, False, {}
 
 
-ADVICE = "the action Box for SB3"
+ADVICE = (
+    "rescale the action Box [0.0, 2.0] to [-1, 1] for SB3, which squashes/clips actions to the Box.",
+    "Export with to_gymnasium(env, normalize_actions=True).",
+)
 
 
 def _advice(report):
-    return [p for p in report.problems if p.message.startswith(ADVICE)]
+    return [(p.message, p.fix) for p in report.problems if p.message.startswith("rescale the action Box")]
 
 
 def test_check_without_targets_checks_every_target_installed_here():
     report = bridge.check(Throttle())
     assert report.targets == ["core"] + runtimes.available()
     assert {"gymnasium", "sb3"} <= set(report.targets)
-    assert len(_advice(report)) == 1  # the default export: SB3 would see [0, 2]
+    assert _advice(report) == [ADVICE]  # the default export: SB3 would see [0, 2]
 
 
 def test_check_of_an_export_uses_its_options():
@@ -62,4 +65,4 @@ def test_check_takes_the_options_per_target():
 def test_the_callers_options_override_the_exports():
     export = to_gymnasium(Throttle(), normalize_actions=True)
     report = bridge.check(export, targets=["sb3"], options={"sb3": {"normalize_actions": False}})
-    assert len(_advice(report)) == 1
+    assert _advice(report) == [ADVICE]
