@@ -70,9 +70,15 @@ def _parser() -> argparse.ArgumentParser:
     dv2.add_argument("--env", default="envbridge/GridWorld-v0", help=ENV_HELP)
     dv2.add_argument("--steps", type=int, default=1_000)
     dv2.add_argument("--logdir", default="runs/dreamerv2")
+    dv2.add_argument("--preset", default=None, help="tiny (default, CPU-sized), small, or default (DreamerV2's own)")
     dv2.add_argument(
-        "--config", action="append", default=[], metavar="KEY=VALUE", help="DreamerV2 config override (repeatable)"
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE|FILE.yaml",
+        help="DreamerV2 config keys over the preset: a pair or a YAML mapping (repeatable, later wins)",
     )
+    dv2.add_argument("--verbose", action="store_true", help="show all DreamerV2/TensorFlow output (else: logdir)")
 
     chk = sub.add_parser(
         "check", help="check an env against the core contract and every available export", parents=[env_options]

@@ -27,13 +27,13 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 from bridge.adapters._shared.lowering import Fn, Lowering, float32_presentation, same
-from bridge.compat import optional_import
+from bridge.adapters.gym.loader import load_gym
 
 from bridge import spaces
 from bridge.errors import ConversionError, error
 from bridge.spaces.base import Mismatch, _describe
 
-gym = optional_import("gym", "the DreamerV2 export")
+gym = load_gym("the DreamerV2 export")
 
 __all__ = ["ObservationLowering", "RESERVED_KEYS"]
 

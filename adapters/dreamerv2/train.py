@@ -1,10 +1,16 @@
 """``train``: run ``dreamerv2.api.train`` on the Dreamer-ready env with a config derived from it.
 
+Layers, later wins: DreamerV2's defaults (or the caller's ``Config``), a preset
+(:mod:`~bridge.adapters.dreamerv2.presets`, "tiny" unless named), the derived keys, the caller's keys.
 Derived (unless the caller sets the key): encoder/decoder ``cnn_keys`` = the image keys and
 ``mlp_keys`` = the vector keys, as exact regexes; ``log_keys_video`` = the image keys; ``precision``
 32 where no GPU is visible; ``eval_every`` (api.train's save interval) at most ``steps``;
+``prefill`` at most half of ``steps`` (api.train never trains when prefill reaches steps);
+``log_every`` at most a third of ``steps`` (so a short run shows its losses);
 ``replay.minlen`` 1 (DreamerV2's default 50 silently drops shorter episodes, terminations included).
 ``api.train`` applies neither ``precision`` nor ``jit``; we apply both and restore them afterwards.
+Unless ``verbose``, DreamerV2's prints and TensorFlow's warnings go to ``<logdir>/dreamerv2.log``
+(:mod:`~bridge.adapters.dreamerv2.quiet`); the learning summary lines stay on the terminal.
 """
 
 from __future__ import annotations
@@ -12,11 +18,16 @@ from __future__ import annotations
 import argparse
 import difflib
 import pathlib
-from typing import Any, Dict, List, Mapping
+import shutil
+import sys
+from typing import IO, Any, Dict, List, Mapping, Optional
 
 from bridge.adapters.dreamerv2.export import DreamerReadyEnv, to_dreamer_ready
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
+from bridge.adapters.dreamerv2.presets import DEFAULT_PRESET, parse_config_args, preset_overrides
 from bridge.adapters.dreamerv2.profile import key_regex
+from bridge.adapters.dreamerv2.quiet import LOG_NAME, quiet_run, terminal_output
+from bridge.adapters.gym import loader as gym_loader
 from bridge.compat import optional_import
 
 from bridge.errors import SpecError, message
@@ -67,23 +78,28 @@ def _gpu_visible() -> bool:
     return bool(tf.config.list_physical_devices("GPU"))
 
 
-def dreamer_config(ready: DreamerReadyEnv, config: Any = None, **overrides: Any) -> Any:
-    """The DreamerV2 ``Config`` for ``ready``: defaults (or ``config``), derived keys, then overrides.
+def dreamer_config(
+    ready: DreamerReadyEnv, config: Any = None, *, preset: Optional[str] = None, **overrides: Any
+) -> Any:
+    """The DreamerV2 ``Config`` for ``ready``: base, preset, derived keys, then the caller's keys.
 
     Args:
         ready: the Dreamer-ready env (its image and vector keys drive the derived keys).
-        config: a DreamerV2 ``Config`` (used as the base) or a dict of overrides of the
-            configs.yaml defaults (nested dicts or dotted keys, as ``Config.update`` takes).
+        config: a DreamerV2 ``Config`` (used as the base, no preset unless named) or a dict of
+            overrides of the configs.yaml defaults (nested dicts or dotted keys, as
+            ``Config.update`` takes).
+        preset: "tiny" (the default for a dict or None), "small" or "default" (DreamerV2's own).
         **overrides: applied last.
 
     Raises:
-        SpecError: an unknown key or a value that does not convert to the default's type.
+        SpecError: an unknown preset or key, or a value that does not convert to the default's type.
     """
     api = load_dreamerv2()
     if isinstance(config, api.common.Config):
         base, user = config, {}
     elif config is None or isinstance(config, Mapping):
         base, user = api.defaults, _flat(api.defaults, config or {})
+        preset = DEFAULT_PRESET if preset is None else preset
     else:
         raise SpecError(
             message(
@@ -94,8 +110,10 @@ def dreamer_config(ready: DreamerReadyEnv, config: Any = None, **overrides: Any)
             )
         )
     user.update(_flat(base, overrides))
+    layer = _flat(base, preset_overrides(preset)) if preset is not None else {}
+    chosen = {**base.flat, **layer, **user}
     images, vectors = ready.image_keys, ready.vector_keys
-    steps = float(user.get("steps", base.steps))
+    steps = float(chosen["steps"])
     derived = {
         "encoder.cnn_keys": key_regex(images),
         "decoder.cnn_keys": key_regex(images),
@@ -103,14 +121,16 @@ def dreamer_config(ready: DreamerReadyEnv, config: Any = None, **overrides: Any)
         "decoder.mlp_keys": key_regex(vectors),
         "log_keys_video": list(images) or [VIDEO_PLACEHOLDER],
         "precision": base.precision if _gpu_visible() else 32,
-        "eval_every": min(float(base.eval_every), max(1.0, steps)),
+        "eval_every": min(float(chosen["eval_every"]), max(1.0, steps)),
+        "prefill": int(max(1, min(float(chosen["prefill"]), steps // 2))),
+        "log_every": min(float(chosen["log_every"]), max(1.0, steps // 3)),
         "replay.minlen": 1,
     }
     derived = {k: v for k, v in derived.items() if k not in user}
-    return _update(_update(base, derived), user)
+    return _update(_update(_update(base, layer), derived), user)
 
 
-def _outputs(api: Any, logdir: str, drop_placeholder: bool) -> List[Any]:
+def _outputs(api: Any, logdir: str, drop_placeholder: bool, terminal: Optional[IO[str]]) -> List[Any]:
     common = api.common
 
     class _TensorBoard(common.TensorBoardOutput):
@@ -120,25 +140,37 @@ def _outputs(api: Any, logdir: str, drop_placeholder: bool) -> List[Any]:
                 super().__call__(kept)
 
     board = _TensorBoard(logdir) if drop_placeholder else common.TensorBoardOutput(logdir)
-    return [common.TerminalOutput(), common.JSONLOutput(logdir), board]
+    shown = common.TerminalOutput() if terminal is None else terminal_output(common.TerminalOutput, terminal)
+    return [shown, common.JSONLOutput(logdir), board]
 
 
-def train(env: Any, config: Any = None, *, action_bounds: Any = None, **overrides: Any) -> str:
+def train(
+    env: Any,
+    config: Any = None,
+    *,
+    preset: Optional[str] = None,
+    verbose: bool = False,
+    action_bounds: Any = None,
+    **overrides: Any,
+) -> str:
     """Train DreamerV2 2.2.0 (``dreamerv2.api.train``) on ``env``; returns the logdir.
 
     Args:
         env: a bridge.Env, a registered id or a factory.
         config: a DreamerV2 ``Config`` or a dict of overrides (see :func:`dreamer_config`); set
             ``logdir`` there or in ``overrides``.
+        preset: "tiny" (default), "small" or "default" (see :mod:`bridge.adapters.dreamerv2.presets`).
+        verbose: show everything DreamerV2, TensorFlow and gym print (else it goes to
+            ``<logdir>/dreamerv2.log`` and only the learning summary lines are printed).
         action_bounds: finite ``(low, high)`` for a Box action with infinite bounds.
         **overrides: config keys on top (``steps=1000``, ``logdir="runs/x"``, ``dataset={"batch": 4}``).
 
     Raises:
-        ConversionError: the env cannot be lowered; SpecError: a bad config.
+        ConversionError: the env cannot be lowered; SpecError: a bad preset or config.
     """
     api = load_dreamerv2()
     ready = to_dreamer_ready(env, action_bounds=action_bounds)  # api.train resizes to 64x64
-    cfg = dreamer_config(ready, config, **overrides)
+    cfg = dreamer_config(ready, config, preset=preset, **overrides)
     if str(cfg.logdir) in ("", "/dev/null"):
         raise SpecError(
             message(
@@ -158,6 +190,15 @@ def train(env: Any, config: Any = None, *, action_bounds: Any = None, **override
                 "Pass more steps or a smaller prefill, e.g. prefill=1000",
             )
         )
+    logdir = pathlib.Path(cfg.logdir).expanduser()
+    if verbose and gym_loader.notice:
+        sys.stderr.write(gym_loader.notice)
+    if not verbose:
+        name = preset or (DEFAULT_PRESET if not isinstance(config, api.common.Config) else "your Config")
+        sizes = f"{cfg.steps:g} steps (prefill {cfg.prefill:g})"
+        print(f"DreamerV2: preset {name}, {sizes}; its own output: {logdir / LOG_NAME}")
+        if ready.image_keys and shutil.which("ffmpeg") is None:
+            print("DreamerV2: no ffmpeg on PATH, so no GIF video summaries in TensorBoard (training is unaffected)")
     tf = optional_import("tensorflow", "DreamerV2 training")
     from tensorflow.keras import mixed_precision
 
@@ -168,32 +209,38 @@ def train(env: Any, config: Any = None, *, action_bounds: Any = None, **override
         tf.config.run_functions_eagerly(not cfg.jit)
         tf.random.set_seed(int(cfg.seed))
         ready.seed(int(cfg.seed))
-        api.train(ready, cfg, _outputs(api, str(cfg.logdir), not ready.image_keys))
+        with quiet_run(str(logdir), verbose) as terminal:
+            outputs = _outputs(api, str(cfg.logdir), not ready.image_keys, None if verbose else terminal)
+            api.train(ready, cfg, outputs)
+    except BaseException:
+        if not verbose:
+            _show_tail(logdir / LOG_NAME)
+        raise
     finally:
         mixed_precision.set_global_policy(previous_policy)
         tf.config.run_functions_eagerly(was_eager)
-    return str(pathlib.Path(cfg.logdir).expanduser())
+    return str(logdir)
 
 
-def _parse_overrides(pairs: List[str]) -> Dict[str, Any]:
-    yaml = optional_import("ruamel.yaml", "envbridge train dreamerv2 --config")
-    out: Dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise SpecError(message("--config", "be KEY=VALUE", repr(pair), "Pass e.g. --config dataset.batch=4"))
-        out[key.strip()] = yaml.YAML(typ="safe", pure=True).load(raw) if raw.strip() else raw
-    return out
+def _show_tail(log: pathlib.Path, lines: int = 15) -> None:
+    try:
+        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]
+    except OSError:
+        return
+    if tail:
+        print(f"DreamerV2 stopped; the last lines of {log}:", *tail, sep="\n  ", file=sys.stderr)
 
 
 def train_command(args: argparse.Namespace) -> int:
-    """``envbridge train dreamerv2 --env ID --steps N --logdir DIR --config KEY=VALUE ...``."""
+    """``envbridge train dreamerv2 --env ID --steps N --logdir DIR [--preset P] [--config KEY=VALUE|FILE.yaml]
+    [--verbose]``."""
     from bridge.loading import load_env
 
-    overrides = _parse_overrides(list(getattr(args, "config", []) or []))
+    overrides = parse_config_args(list(getattr(args, "config", []) or []))
     overrides.setdefault("steps", args.steps)
     overrides.setdefault("logdir", args.logdir)
-    logdir = train(load_env(args.env), overrides)
+    verbose = bool(getattr(args, "verbose", False))
+    logdir = train(load_env(args.env), overrides, preset=getattr(args, "preset", None), verbose=verbose)
     print(f"DreamerV2 run written to {logdir} (variables.pkl, metrics.jsonl, train_episodes/)")
     return 0
 

@@ -13,13 +13,13 @@ from typing import Any, Optional
 
 import numpy as np
 from bridge.adapters._shared.lowering import Check, Fn, Lowering, array_checks, same
-from bridge.compat import optional_import
+from bridge.adapters.gym.loader import load_gym
 
 from bridge import spaces
 from bridge.errors import ConversionError, error
 from bridge.spaces.base import Mismatch, _describe
 
-gym = optional_import("gym", "the gym 0.23 export")
+gym = load_gym("the gym 0.23 export")
 
 __all__ = ["to_gym_space", "lower"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from typing import Any, Callable, List, Optional
 
@@ -12,12 +13,16 @@ __all__ = ["Problem", "Report", "SEVERITIES"]
 
 SEVERITIES = ("error", "warning", "info")
 
+# runtimes colour their warnings (gym's logger wraps them in yellow); a report is plain text and JSON
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
 
 class Problem:
     """One finding: ``target``, ``severity`` ("error", "warning" or "info"), ``message`` and ``fix``."""
 
     def __init__(self, target: str, severity: str, message: str, fix: str, check: str = "") -> None:
-        self.target, self.severity, self.message, self.fix, self.check = target, severity, message, fix, check
+        self.target, self.severity, self.check = target, severity, check
+        self.message, self.fix = _ANSI.sub("", message), _ANSI.sub("", fix)
 
     def to_dict(self) -> dict:
         return {

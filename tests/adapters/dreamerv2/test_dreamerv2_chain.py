@@ -212,7 +212,7 @@ def test_derived_config_and_config_errors():
     with raises_exactly(
         SpecError,
         "DreamerV2 config overrides must match the keys and value types of configs.yaml, "
-        "got TypeError: Cannot convert 'many' to type 'int' of value '16' for key 'dataset.batch'. "
+        "got TypeError: Cannot convert 'many' to type 'int' of value '4' for key 'dataset.batch'. "
         "Pass values of each default's type.",
     ):
         dreamer_config(ready, {"dataset.batch": "many"})

@@ -1,10 +1,11 @@
-"""Tiny real DreamerV2 runs (CPU, float32): a vector/discrete env through the CLI, an image/continuous env
+"""Tiny real DreamerV2 runs (CPU, float32, the "tiny" preset): a vector/discrete env through the CLI, an image/continuous env
 through ``train``; then what DreamerV2 saved is read back."""
 
 from __future__ import annotations
 
 import json
 import pathlib
+import shutil
 import time
 
 import numpy as np
@@ -24,23 +25,6 @@ from bridge.env import Env  # noqa: E402
 from bridge.errors import SpecError  # noqa: E402
 
 load_dreamerv2()
-
-# a small model: a few hundred steps train in well under a minute on one CPU core
-TINY = {
-    "rssm": {"hidden": 32, "deter": 32, "stoch": 4, "discrete": 4},
-    "encoder": {"mlp_layers": [32, 32], "cnn_depth": 4},
-    "decoder": {"mlp_layers": [32, 32], "cnn_depth": 4},
-    "reward_head": {"layers": 1, "units": 32},
-    "discount_head": {"layers": 1, "units": 32},
-    "actor": {"layers": 1, "units": 32},
-    "critic": {"layers": 1, "units": 32},
-    "dataset": {"batch": 4, "length": 8},
-    "replay": {"maxlen": 8},
-    "imag_horizon": 5,
-    "prefill": 100,
-    "train_every": 25,
-    "log_every": 100,
-}
 
 
 class PixelPoint(Env):
@@ -100,11 +84,12 @@ def test_vector_discrete_gridworld_trains_through_the_cli(tmp_path, capsys):
     bridge.register(
         "envbridge-test/SmallGrid-v0", "bridge.examples.gridworld:GridWorld", max_episode_steps=8, kwargs={"size": 3}
     )
-    flags = [f"{k}.{sub}={json.dumps(v)}" for k, d in TINY.items() if isinstance(d, dict) for sub, v in d.items()]
-    flags += [f"{k}={v}" for k, v in TINY.items() if not isinstance(v, dict)]
     argv = ["train", "dreamerv2", "--env", "envbridge-test/SmallGrid-v0", "--steps", "300", "--logdir", str(tmp_path)]
     started = time.perf_counter()
-    assert main(argv + sum((["--config", f] for f in flags), [])) == 0
+    assert main(argv + ["--preset", "tiny", "--verbose"]) == 0
+    shown = capsys.readouterr().out
+    assert "Config:\n" in shown and "Encoder MLP inputs: ['vector']" in shown  # --verbose keeps DreamerV2's prints
+    assert not (tmp_path / "dreamerv2.log").exists()
     print(f"\nGridWorld DreamerV2 run (300 steps): {time.perf_counter() - started:.1f}s")
     assert (tmp_path / "variables.pkl").stat().st_size > 0
     assert {"return", "length", "model_loss", "actor_loss"} <= _metrics(tmp_path)
@@ -127,9 +112,16 @@ def test_vector_discrete_gridworld_trains_through_the_cli(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_image_continuous_env_trains_through_train(tmp_path):
+def test_image_continuous_env_trains_through_train(tmp_path, capsys):
     started = time.perf_counter()
-    logdir = train(bridge.TimeLimit(PixelPoint(), 12), dict(TINY, steps=250), logdir=str(tmp_path), seed=1)
+    logdir = train(bridge.TimeLimit(PixelPoint(), 12), {"steps": 250}, logdir=str(tmp_path), seed=1)
+    shown, log = capsys.readouterr().out, (tmp_path / "dreamerv2.log").read_text()
+    assert "Resizing keys image to (64, 64)." in log and "Resizing keys" not in shown  # quiet by default
+    if shutil.which("ffmpeg") is None:
+        assert "GIF summaries require ffmpeg" in log and "GIF summaries" not in shown
+        assert (
+            "DreamerV2: no ffmpeg on PATH, so no GIF video summaries in TensorBoard (training is unaffected)\n" in shown
+        )
     print(f"\nPixelPoint DreamerV2 run (250 steps): {time.perf_counter() - started:.1f}s")
     assert logdir == str(tmp_path) and (tmp_path / "variables.pkl").stat().st_size > 0
     assert {"return", "model_loss", "image_loss"} <= _metrics(tmp_path)
@@ -148,7 +140,7 @@ def test_train_refuses_a_missing_logdir_and_unknown_keys_before_training():
         "DreamerV2 config 'logdir' must name a directory for checkpoints, replay and metrics, "
         "got '/dev/null'. Pass logdir='runs/dreamerv2'.",
     ):
-        train(bridge.make("envbridge/GridWorld-v0"), TINY)
+        train(bridge.make("envbridge/GridWorld-v0"), {})
     with raises_exactly(
         SpecError,
         "DreamerV2 config key 'stepz' must be a key of dreamerv2/configs.yaml 'defaults', "
@@ -158,12 +150,15 @@ def test_train_refuses_a_missing_logdir_and_unknown_keys_before_training():
     with raises_exactly(
         SpecError,
         "DreamerV2 config 'steps' must exceed 'prefill' (api.train trains and saves variables.pkl only after the "
-        "random prefill), got steps=1000, prefill=10000. Pass more steps or a smaller prefill, e.g. prefill=1000.",
+        "random prefill), got steps=1000, prefill=2000. Pass more steps or a smaller prefill, e.g. prefill=1000.",
     ):
-        train("envbridge/GridWorld-v0", steps=1000, logdir="/tmp/never")
+        train("envbridge/GridWorld-v0", steps=1000, prefill=2000, logdir="/tmp/never")
     assert not pathlib.Path("/tmp/never").exists()
 
 
 def test_cli_reports_bad_config_pairs(capsys):
     assert main(["train", "dreamerv2", "--logdir", "/tmp/never", "--config", "batch4"]) == 2
-    assert "--config must be KEY=VALUE, got 'batch4'. Pass e.g. --config dataset.batch=4." in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "envbridge train dreamerv2: SpecError: --config must be KEY=VALUE or a YAML file (.yaml, .yml), "
+        "got 'batch4'. Pass e.g. --config dataset.batch=4 or --config run.yaml.\n"
+    )

@@ -1,0 +1,139 @@
+"""Where a DreamerV2 run's config comes from, before the keys derived from the env: a preset, then
+the user's keys (``--config FILE.yaml`` mappings and ``--config KEY=VALUE`` pairs on the CLI).
+
+Presets change model and data sizes only, never ``steps`` or ``logdir`` (those belong to the run):
+
+* ``"tiny"`` (the default): 32-unit networks, batch 4 x 8; a 300-step GridWorld run takes ~20 s on
+  2 CPU cores. It is the default because DreamerV2's own sizes (1024-unit RSSM, batch 16 x 50,
+  prefill 10000) take hours on a CPU and refuse any run shorter than 10000 steps;
+* ``"small"``: 128/200-unit networks, batch 8 x 32; still CPU-friendly;
+* ``"default"``: DreamerV2's own ``configs.yaml`` defaults, unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+import pathlib
+from typing import Any, Dict, List, Mapping
+
+from bridge.compat import optional_import
+
+from bridge.errors import SpecError, message
+
+__all__ = ["PRESETS", "DEFAULT_PRESET", "preset_overrides", "parse_config_args", "flatten"]
+
+DEFAULT_PRESET = "tiny"
+
+PRESETS: Dict[str, Dict[str, Any]] = {
+    "tiny": {
+        "rssm": {"hidden": 32, "deter": 32, "stoch": 4, "discrete": 4},
+        "encoder": {"mlp_layers": [32, 32], "cnn_depth": 4},
+        "decoder": {"mlp_layers": [32, 32], "cnn_depth": 4},
+        "reward_head": {"layers": 1, "units": 32},
+        "discount_head": {"layers": 1, "units": 32},
+        "actor": {"layers": 1, "units": 32},
+        "critic": {"layers": 1, "units": 32},
+        "dataset": {"batch": 4, "length": 8},
+        "replay": {"maxlen": 8},
+        "imag_horizon": 5,
+        "prefill": 100,
+        "train_every": 25,
+        "log_every": 100,
+    },
+    "small": {
+        "rssm": {"hidden": 200, "deter": 200, "stoch": 16, "discrete": 16},
+        "encoder": {"mlp_layers": [128, 128], "cnn_depth": 16},
+        "decoder": {"mlp_layers": [128, 128], "cnn_depth": 16},
+        "reward_head": {"layers": 2, "units": 128},
+        "discount_head": {"layers": 2, "units": 128},
+        "actor": {"layers": 2, "units": 128},
+        "critic": {"layers": 2, "units": 128},
+        "dataset": {"batch": 8, "length": 32},
+        "replay": {"maxlen": 32},
+        "imag_horizon": 10,
+        "prefill": 1000,
+        "train_every": 10,
+        "log_every": 1000,
+    },
+    "default": {},
+}
+
+
+def preset_overrides(name: Any) -> Dict[str, Any]:
+    """The config keys of preset ``name`` (a fresh nested dict; ``"default"`` is empty)."""
+    if name not in PRESETS:
+        raise SpecError(
+            message(
+                "DreamerV2 preset",
+                f"be one of {', '.join(repr(p) for p in PRESETS)}",
+                repr(name),
+                f"Pass preset='{DEFAULT_PRESET}' (CPU-sized) or preset='default' (DreamerV2's own sizes)",
+            )
+        )
+    return copy.deepcopy(PRESETS[name])
+
+
+def flatten(mapping: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
+    """Nested mappings as DreamerV2's dotted keys (``{"dataset": {"batch": 4}}`` -> ``dataset.batch``)."""
+    out: Dict[str, Any] = {}
+    for key, value in mapping.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten(value, f"{name}."))
+        else:
+            out[name] = value
+    return out
+
+
+def parse_config_args(values: List[str]) -> Dict[str, Any]:
+    """The CLI's repeatable ``--config``: ``KEY=VALUE`` pairs and ``FILE.yaml`` mappings, later wins.
+
+    Values are read as YAML (``safe`` loader only): ``4`` is an int, ``[32, 32]`` a list.
+    """
+    yaml = optional_import("ruamel.yaml", "envbridge train dreamerv2 --config")
+    out: Dict[str, Any] = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep and value.endswith((".yaml", ".yml")):
+            out.update(flatten(_read_mapping(yaml, value)))
+        elif sep and key.strip():
+            out[key.strip()] = yaml.YAML(typ="safe", pure=True).load(raw) if raw.strip() else raw
+        else:
+            raise SpecError(
+                message(
+                    "--config",
+                    "be KEY=VALUE or a YAML file (.yaml, .yml)",
+                    repr(value),
+                    "Pass e.g. --config dataset.batch=4 or --config run.yaml",
+                )
+            )
+    return out
+
+
+def _read_mapping(yaml: Any, name: str) -> Mapping[str, Any]:
+    path = pathlib.Path(name).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SpecError(
+            message(
+                f"--config {name!r}", "be a readable YAML file", f"{type(e).__name__}: {e.strerror}", "Check the path"
+            )
+        ) from e
+    try:
+        data = yaml.YAML(typ="safe", pure=True).load(text)
+    except Exception as e:  # noqa: BLE001 - ruamel's parser errors share no public base class
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        raise SpecError(
+            message(f"--config {name!r}", "be valid YAML", f"{type(e).__name__}: {first}", "Fix the file")
+        ) from e
+    if not isinstance(data, Mapping) or not all(isinstance(k, str) for k in data):
+        raise SpecError(
+            message(
+                f"--config {name!r}",
+                "hold a YAML mapping of DreamerV2 config keys",
+                "an empty file" if data is None else f"a {type(data).__name__}",
+                "Write e.g. 'prefill: 100' and 'dataset: {batch: 4}', one key per line",
+            )
+        )
+    return data
