@@ -90,6 +90,9 @@ class Env:
     render_mode: Optional[str] = None
     determinism: str = "none"
     spec: Any = None
+    # how the author wrote the env, so that fixes name what they wrote: "class" (a bridge.Env
+    # subclass) or "matlab-function" (rlFunctionEnv's step and reset functions)
+    authoring: str = "class"
 
     _np_random: Optional[np.random.Generator] = None
     _np_random_seed: Optional[int] = None

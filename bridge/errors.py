@@ -71,7 +71,7 @@ def error(kind: type, subject: str, expectation: str, actual: object, fix: str) 
 def statement(subject: str, expectation: str, actual: object) -> str:
     """The first half of :func:`message`: ``<subject> must <expectation>, got <actual>.``"""
     shown = actual if isinstance(actual, str) else repr(actual)
-    return f"{subject} must {expectation}, got {shown}."
+    return f"{subject} must {expectation}, got {_sentence(shown)}"  # a quoted sentence keeps its own stop
 
 
 def _sentence(text: str) -> str:

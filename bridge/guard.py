@@ -123,6 +123,8 @@ class Guard:
             return reset(**kwargs)
         if self.state is CLOSED:
             raise self._closed("reset")
+        seed = kwargs.get("seed")
+        before = _generator(self.env) if seed is not None else None
         try:
             out = reset(**kwargs)
         except BridgeError:
@@ -143,8 +145,9 @@ class Guard:
                 )
             if self._check_obs is not None and self._check_obs(out[0], "") is not None:
                 self._check_observation(out[0], "reset observation")  # the message only on failure
-        seed = kwargs.get("seed")
-        if seed is not None and getattr(self.env, "np_random_seed", seed) != seed:
+        # super().reset(seed=seed) makes a new Generator from the seed: the same one (or another
+        # seed) means the seed never reached env.np_random
+        if seed is not None and (getattr(self.env, "np_random_seed", seed) != seed or _generator(self.env) is before):
             self._end("a reset(seed=...) that did not seed the env")
             raise error(
                 ContractError,
@@ -357,3 +360,9 @@ class Guard:
         if found is not None:
             self._end(f"a refused {where}" + ("" if where.startswith("reset") else f" at step {self.steps + 1}"))
             raise error(ContractError, *found)
+
+
+def _generator(env: Any) -> Any:
+    """The Generator object the neutral env holds now (None before its first use)."""
+    base = getattr(env, "unwrapped", env)
+    return getattr(base, "__dict__", {}).get("_np_random")

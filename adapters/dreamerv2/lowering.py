@@ -270,7 +270,8 @@ def _lower_box_obs(space: spaces.Box, path: str, narrow: bool) -> Tuple[Any, Fn,
                 path,
                 "have dtype float32 or float16 with float64_as_float32=False (DreamerV2 computes in float32)",
                 f"dtype {dtype.name}",
-                "Leave float64_as_float32 at True (the default), or declare the Box with dtype=np.float32",
+                "Leave float64_as_float32 at True (the default), or declare float32 observations "
+                '(dtype=np.float32 in a Box; DataType="single" in an rlNumericSpec)',
             )
         low32, high32, to32, back = float32_presentation(space.low, space.high)
         box = gym.spaces.Box(low32.reshape(-1), high32.reshape(-1), (space.low.size,), np.float32)

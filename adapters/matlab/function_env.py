@@ -120,6 +120,7 @@ class rlFunctionEnv(Env):
     """
 
     metadata = {"render_modes": [], "render_fps": None}
+    authoring = "matlab-function"  # check fixes speak of Info, rng and the functions
 
     def __init__(
         self,

@@ -35,15 +35,41 @@ TAPE_LENGTH = 211  # prime
 DETOUR = 22  # TAPE_LENGTH + DETOUR = 233, prime
 SEEDING_STEPS = 20
 ACTIONS = PREFIX + TAPE_LENGTH + DETOUR
-_STRONG_FIX = "Put every simulation field in get_state(), or declare determinism = 'weak'"
-_FRESH_FIX = (
-    "Put every field that __init__ and reset() set in get_state() (a goal, a parameter, a step "
-    "counter), so that a fresh env restored from the snapshot continues the same way, or declare "
-    "determinism = 'weak'"
-)
+# Fixes in the author's own terms (Env.authoring): a class env or a MATLAB-style function env.
+_FIXES = {
+    "class": {
+        "strong": "Put every simulation field in get_state(), or declare determinism = 'weak'",
+        "fresh": (
+            "Put every field that __init__ and reset() set in get_state() (a goal, a parameter, a step "
+            "counter), so that a fresh env restored from the snapshot continues the same way, or declare "
+            "determinism = 'weak'"
+        ),
+        "randomness": "Draw all randomness from self.np_random after super().reset(seed=seed)",
+        "plain": "Return plain data from get_state()",
+    },
+    "matlab-function": {
+        "strong": (
+            "Keep every simulation value in Info (LoggedSignals), which your step and reset functions "
+            "return, or pass determinism='weak' to rlFunctionEnv"
+        ),
+        "fresh": (
+            "Keep every value your functions use in Info (LoggedSignals), not in module globals or "
+            "closures, so that a fresh env restored from the snapshot continues the same way, or pass "
+            "determinism='weak' to rlFunctionEnv"
+        ),
+        "randomness": (
+            "Draw all randomness from the rng argument of your step and reset functions (a parameter "
+            "named rng), not from np.random or random"
+        ),
+        "plain": "Keep Info plain data (numbers, arrays, lists, dicts)",
+    },
+}
 
 
-# -- seeding -------------------------------------------------------------------------------------
+def _fix(env: Env, topic: str) -> str:
+    return _FIXES.get(getattr(env.unwrapped, "authoring", "class"), _FIXES["class"])[topic]
+
+
 def check_seeding(env: Env, report: Report, seed: int, actions: List[Any]) -> None:
     """``reset(seed=s)`` twice must give the same stream; say so plainly when reset never reseeds."""
     seen: set = set()
@@ -72,7 +98,7 @@ def check_seeding(env: Env, report: Report, seed: int, actions: List[Any]) -> No
             "reset(seed=s)",
             "reproduce the same trajectory",
             found,
-            "Draw all randomness from self.np_random after super().reset(seed=seed)",
+            _fix(env, "randomness"),
             "seeding",
         )
 
@@ -98,7 +124,7 @@ def check_snapshots(env: Env, report: Report, seed: int, actions: List[Any]) -> 
             "clone_state()",
             "be plain data (dict, list, tuple, ndarray, scalars)",
             f"{type(e).__name__}: {e}",
-            "Return plain data from get_state()",
+            _fix(env, "plain"),
             "snapshot",
         )
         return
@@ -125,7 +151,7 @@ def check_snapshots(env: Env, report: Report, seed: int, actions: List[Any]) -> 
     found = first_difference(truth, _run_tape(env, report, tape, seen), "after the restore")
     if found is not None:
         subject = f"replay after restore_state (determinism 'strong', {TAPE_LENGTH}-action tape, {DETOUR}-step detour)"
-        report.add(T, "error", subject, "be bit-identical", found, _STRONG_FIX, "determinism")
+        report.add(T, "error", subject, "be bit-identical", found, _fix(env, "strong"), "determinism")
         return
     _check_fresh(env, report, seed, plain, tape, truth)
 
@@ -152,7 +178,7 @@ def _check_fresh(env: Env, report: Report, seed: int, plain: Any, tape: List[Any
     if found is not None:
         subject = f"replay in a fresh instance ({origin}) after restore_state (determinism 'strong', "
         subject += f"{TAPE_LENGTH}-action tape)"
-        report.add(T, "error", subject, "be bit-identical", found, _FRESH_FIX, "determinism")
+        report.add(T, "error", subject, "be bit-identical", found, _fix(env, "fresh"), "determinism")
 
 
 def make_fresh(env: Env, report: Optional[Report] = None) -> Tuple[Optional[Env], str]:

@@ -133,7 +133,7 @@ def test_a_changed_tape_is_refused(tmp_path, tape):
         digest = json.load(f)["npz_sha256"]
     with pytest.raises(
         ContractError,
-        match=rf"^tape walker.npz must have sha256 {digest[:12]}\.\.\., got [0-9a-f]{{12}}\.\.\.\. The \.npz was changed after recording; record it again\.$",
+        match=rf"^tape walker.npz must have sha256 {digest[:12]}\.\.\., got [0-9a-f]{{12}}\.\.\. The \.npz was changed after recording; record it again\.$",
     ):
         Tape.load(path)
 

@@ -45,7 +45,7 @@ def test_gymnasium_profile_reports_a_clean_export_and_the_runtime_warnings():
     assert [p.severity for p in found] == ["warning", "warning"]
     assert found[0].message == (
         "gymnasium.utils.env_checker.check_env must pass without warnings, "
-        "got A Box observation space minimum value is -infinity. This is probably too low.."
+        "got A Box observation space minimum value is -infinity. This is probably too low."
     )
     assert found[0].fix == "Give the Box finite bounds if the values are bounded."
 
