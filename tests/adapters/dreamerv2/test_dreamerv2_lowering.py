@@ -151,8 +151,8 @@ def test_observation_refusals_have_whole_messages():
     with raises_exactly(
         ConversionError,
         "observation['pos'] must have dtype float32 or float16 with float64_as_float32=False (DreamerV2 computes "
-        "in float32), got dtype float64. Leave float64_as_float32 at True (the default), or declare the Box with "
-        "dtype=np.float32.",
+        "in float32), got dtype float64. Leave float64_as_float32 at True (the default), or declare float32 "
+        'observations (dtype=np.float32 in a Box; DataType="single" in an rlNumericSpec).',
     ):
         ObservationLowering(S.Dict(pos=S.Box(0, 1, (2,), np.float64)), float64_as_float32=False)
     presented = ObservationLowering(S.Dict(pos=S.Box(0, 1, (2,), np.float64)))  # the default: float32, announced

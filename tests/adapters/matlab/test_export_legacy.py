@@ -47,8 +47,8 @@ def test_matlab_default_double_reaches_dreamerv2_as_float32_or_is_refused_on_req
     with raises_exactly(
         ConversionError,
         "observation must have dtype float32 or float16 with float64_as_float32=False (DreamerV2 computes in "
-        "float32), got dtype float64. Leave float64_as_float32 at True (the default), or declare the Box with "
-        "dtype=np.float32.",
+        "float32), got dtype float64. Leave float64_as_float32 at True (the default), or declare float32 "
+        'observations (dtype=np.float32 in a Box; DataType="single" in an rlNumericSpec).',
     ):
         bridge_dreamerv2.to_dreamerv2(cp.make_cartpole("discrete"), float64_as_float32=False)
 
