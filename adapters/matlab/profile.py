@@ -57,13 +57,10 @@ def matlab_profile(env: Any, report: Report, seed: int, options: Dict[str, Any])
             except Exception as e:  # ConversionError: MATLAB has no spec for this space
                 _record(report, e, f"{name} specs")
                 continue
-            report.add(
+            report.note(
                 T,
-                "info",
-                f"{name}Info for MATLAB",
-                "be read from the neutral space",
-                _shown(specs),
-                f"get{name.capitalize()}Info(env) returns it; port with rlFunctionEnv and these specs",
+                f"the {name}Info MATLAB reads from the neutral space: {_shown(specs)}",
+                f"get{name.capitalize()}Info(env) returns it; to port the env, pass these specs to rlFunctionEnv",
                 f"{name} specs",
             )
     try:

@@ -159,12 +159,11 @@ def check_snapshots(env: Env, report: Report, seed: int, actions: List[Any]) -> 
 def _check_fresh(env: Env, report: Report, seed: int, plain: Any, tape: List[Any], truth: List[tuple]) -> None:
     fresh, origin = make_fresh(env, report)
     if fresh is None:
-        report.add(
+        why = origin[len("none: ") :] if origin.startswith("none: ") else origin
+        report.note(
             T,
-            "info",
-            "the fresh-instance replay (determinism 'strong')",
-            "have a fresh env to restore the snapshot into",
-            origin,
+            "skipped the fresh-instance replay (determinism 'strong'), which needs a new env to restore "
+            f"the snapshot into: {why}",
             "Check the env by its registered id (bridge.check('my/Env-v0')), or give bridge.check a factory",
             "determinism",
         )

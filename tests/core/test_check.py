@@ -202,7 +202,7 @@ def test_an_instance_without_a_spec_passes_with_an_info_about_the_fresh_instance
     assert [(p.severity, p.message, p.fix) for p in report.problems] == [
         (
             "info",
-            "the fresh-instance replay (determinism 'strong') must have a fresh env to restore the snapshot into, got none: the env has no registered spec and bridge.check was given no factory.",
+            "skipped the fresh-instance replay (determinism 'strong'), which needs a new env to restore the snapshot into: the env has no registered spec and bridge.check was given no factory.",
             "Check the env by its registered id (bridge.check('my/Env-v0')), or give bridge.check a factory.",
         )
     ]

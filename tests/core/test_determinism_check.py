@@ -206,7 +206,8 @@ def test_a_spec_that_builds_another_stack_is_not_used():
     assert [(p.severity, p.message) for p in report.problems] == [
         (
             "info",
-            f"the fresh-instance replay (determinism 'strong') must have a fresh env to restore the snapshot into, got {why}.",
+            "skipped the fresh-instance replay (determinism 'strong'), which needs a new env to restore the snapshot into: "
+            "the instance from the registered spec 'test/CappedWalk-v0' is TimeLimit(100)[Walk], not TimeLimit(5)[Walk] with the same spaces.",
         )
     ]
 

@@ -413,13 +413,13 @@ def test_check_tells_what_a_matlab_user_would_see_for_a_plain_env():
     assert [(p.severity, p.message, p.fix) for p in report.for_target("matlab")] == [
         (
             "info",
-            "observationInfo for MATLAB must be read from the neutral space, got "
+            "the observationInfo MATLAB reads from the neutral space: "
             "rlNumericSpec(Dimension=[2], LowerLimit=-1.0, UpperLimit=1.0, DataType='single', Name='', Description='').",
-            "getObservationInfo(env) returns it; port with rlFunctionEnv and these specs.",
+            "getObservationInfo(env) returns it; to port the env, pass these specs to rlFunctionEnv.",
         ),
         (
             "info",
-            "actionInfo for MATLAB must be read from the neutral space, got rlFiniteSetSpec(Elements=[-1.0, 0.0, 1.0], Name='', Description='').",
-            "getActionInfo(env) returns it; port with rlFunctionEnv and these specs.",
+            "the actionInfo MATLAB reads from the neutral space: rlFiniteSetSpec(Elements=[-1.0, 0.0, 1.0], Name='', Description='').",
+            "getActionInfo(env) returns it; to port the env, pass these specs to rlFunctionEnv.",
         ),
     ]
