@@ -110,12 +110,14 @@ RUNTIMES: Dict[str, Runtime] = {
 
 # era -> (Python version, what installs it); the legacy stack has no wheels past Python 3.9
 ERAS: Dict[str, Tuple[Tuple[int, int], str]] = {
-    "modern": ((3, 11), "pip install 'envbridge[{extra}]' torch==2.13.0"),
+    "modern": ((3, 11), "pip install 'envbridge[{extra}]'{pins}"),
     "legacy": (
         (3, 9),
-        "pip install 'envbridge[legacy]' && pip install --no-deps dreamerv2==2.2.0",
+        "pip install 'envbridge[legacy]'{pins} && pip install --no-deps dreamerv2==2.2.0",
     ),
 }
+# extra -> what its pip line pins besides (SB3's torch: the CPU wheel, not a multi-GB CUDA build)
+_PINS = {"sb3": " torch==2.13.0"}
 
 
 def get(name: str) -> Runtime:
@@ -158,6 +160,6 @@ def install_hint(name: str) -> str:
         return (
             f"The {name} runtime belongs to the {runtime.era} era ({wanted}); this is Python "
             f"{sys.version_info[0]}.{sys.version_info[1]}. In a {wanted} environment run: "
-            + command.format(extra=runtime.extra)
+            + command.format(extra=runtime.extra, pins=_PINS.get(runtime.extra, ""))
         )
-    return "Run: " + command.format(extra=runtime.extra)
+    return "Run: " + command.format(extra=runtime.extra, pins=_PINS.get(runtime.extra, ""))
