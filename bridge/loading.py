@@ -22,10 +22,14 @@ _NAMES = f"a registered id, {_FORMS}"
 
 
 def importable_cwd() -> None:
-    """Put the current directory on ``sys.path``, as ``python -m`` does (an entry-point script does not)."""
+    """Make the current directory importable (an entry-point script does not, ``python -m`` does).
+
+    Appended, not prepended: installed packages win, so a folder that holds a package of the same
+    name (a checkout of envbridge itself) cannot shadow them, in this process or its workers.
+    """
     here = os.getcwd()
     if here not in sys.path and "" not in sys.path:
-        sys.path.insert(0, here)
+        sys.path.append(here)
 
 
 def import_modules(names: Iterable[str]) -> None:
@@ -49,7 +53,7 @@ def _import_file(path: str) -> Any:
     folder, stem = os.path.split(os.path.abspath(path))
     stem = stem[: -len(".py")]
     if folder not in sys.path:
-        sys.path.insert(0, folder)
+        sys.path.append(folder)  # after the installed packages, as importable_cwd
     module = importlib.import_module(stem)
     found = getattr(module, "__file__", None)
     if found is None or not os.path.samefile(found, path):

@@ -137,6 +137,7 @@ def test_the_zip_bomb_is_refused_in_a_child_under_hard_memory_and_cpu_limits(tmp
         text=True,
         env=env,
         timeout=90,
+        cwd=str(tape_dir),  # outside the checkout, whose bridge/ would shadow the installed package
     )
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)

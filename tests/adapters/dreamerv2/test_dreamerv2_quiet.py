@@ -61,6 +61,7 @@ def test_the_cli_tiny_run_prints_under_60_lines_with_the_learning_summary(tmp_pa
         stderr=subprocess.STDOUT,
         env=env,
         timeout=300,
+        cwd=tmp_path,  # outside the checkout, whose bridge/ would shadow the installed package
     )
     shown = done.stdout.decode()
     lines = shown.splitlines()

@@ -25,8 +25,10 @@ print(warnings.filters == before, loader.notice.splitlines()[0] if loader.notice
 """
 
 
-def test_importing_the_gym_export_prints_no_banner_and_keeps_the_warning_filters():
-    done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, timeout=120)
+def test_importing_the_gym_export_prints_no_banner_and_keeps_the_warning_filters(tmp_path):
+    # run outside the checkout: `python -c` puts the current folder first, and the source tree's
+    # bridge/ (without its adapters, which the wheel maps in) would shadow the installed package
+    done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stderr.decode() == ""
     assert done.stdout.decode() == (

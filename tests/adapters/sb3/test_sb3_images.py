@@ -161,6 +161,7 @@ def test_cli_train_sb3_prints_the_message_and_no_traceback(tmp_path):
         text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)},
         timeout=120,
+        cwd=tmp_path,  # outside the checkout, whose bridge/ would shadow the installed package
     )
     assert done.returncode == 2 and done.stdout == ""
     message = box_message("16x16", "Box(0, 255, (16, 16, 3), uint8)")
