@@ -4,9 +4,10 @@ Layers, later wins: DreamerV2's defaults (or the caller's ``Config``), a preset
 (:mod:`~bridge.adapters.dreamerv2.presets`, "tiny" unless named), the derived keys, the caller's keys.
 Derived (unless the caller sets the key): encoder/decoder ``cnn_keys`` = the image keys and
 ``mlp_keys`` = the vector keys, as exact regexes; ``log_keys_video`` = the image keys; ``precision``
-32 where no GPU is visible; ``eval_every`` (api.train's save interval) at most ``steps``;
-``prefill`` at most half of ``steps`` (api.train never trains when prefill reaches steps);
-``log_every`` at most a third of ``steps`` (so a short run shows its losses);
+32 where no GPU is visible; ``prefill`` at most half of ``steps`` (api.train never trains when
+prefill reaches steps); ``eval_every``, ``train_every`` and ``log_every`` fitted to the steps after
+the prefill (:mod:`~bridge.adapters.dreamerv2.chunks`: whole chunks that end at ``steps``, at least
+two trainings and three loss summaries; a value you set that does not fit is refused);
 ``replay.minlen`` 1 (DreamerV2's default 50 silently drops shorter episodes, terminations included).
 ``api.train`` applies neither ``precision`` nor ``jit``; we apply both and restore them afterwards.
 Unless ``verbose``, DreamerV2's prints and TensorFlow's warnings go to ``<logdir>/dreamerv2.log``
@@ -22,6 +23,7 @@ import shutil
 import sys
 from typing import IO, Any, Dict, List, Mapping, Optional
 
+from bridge.adapters.dreamerv2.chunks import check_chunks, fitted
 from bridge.adapters.dreamerv2.export import DreamerReadyEnv, to_dreamer_ready
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
 from bridge.adapters.dreamerv2.presets import DEFAULT_PRESET, parse_config_args, preset_overrides
@@ -121,13 +123,16 @@ def dreamer_config(
         "decoder.mlp_keys": key_regex(vectors),
         "log_keys_video": list(images) or [VIDEO_PLACEHOLDER],
         "precision": base.precision if _gpu_visible() else 32,
-        "eval_every": min(float(chosen["eval_every"]), max(1.0, steps)),
         "prefill": int(max(1, min(float(chosen["prefill"]), steps // 2))),
-        "log_every": min(float(chosen["log_every"]), max(1.0, steps // 3)),
         "replay.minlen": 1,
     }
+    prefill = int(user.get("prefill", derived["prefill"]))
+    derived.update(fitted(chosen, steps, prefill))  # eval/train/log chunks that fit the run
     derived = {k: v for k, v in derived.items() if k not in user}
-    return _update(_update(_update(base, layer), derived), user)
+    cfg = _update(_update(_update(base, layer), derived), user)
+    if float(cfg.steps) > float(cfg.prefill):  # else train() refuses the prefill itself
+        check_chunks(cfg, user)
+    return cfg
 
 
 def _outputs(api: Any, logdir: str, drop_placeholder: bool, terminal: Optional[IO[str]]) -> List[Any]:

@@ -198,7 +198,8 @@ def test_every_observation_key_reaches_dreamerv2s_encoder():
 def test_derived_config_and_config_errors():
     ready = to_dreamer_ready(GridWorld())
     config = dreamer_config(ready, {"dataset": {"batch": 4}, "rssm.deter": 16}, steps=50, logdir="/tmp/x")
-    assert (config.dataset.batch, config.rssm.deter, config.steps, config.eval_every) == (4, 16, 50, 50)
+    # prefill 25 (half the steps): one eval chunk of the 25 steps after it
+    assert (config.dataset.batch, config.rssm.deter, config.steps, config.eval_every) == (4, 16, 50, 25)
     assert config.precision == 32 and config.log_keys_video == ("action",)
     assert (config.encoder.cnn_keys, config.encoder.mlp_keys) == ("^$", "^(vector)$")
     assert dreamer_config(to_dreamer_ready(MultiModal())).log_keys_video == ("image",)

@@ -67,7 +67,7 @@ def test_default_prefill_is_at_most_half_the_steps(ready):
     assert dreamer_config(ready, {"steps": 1000}).prefill == 100
     assert dreamer_config(ready, {"steps": 150}).prefill == 75
     cfg = dreamer_config(ready, {"steps": 2000}, preset="default")  # DreamerV2's own prefill is 10000
-    assert (cfg.prefill, cfg.log_every, cfg.eval_every) == (1000, 666, 2000)
+    assert (cfg.prefill, cfg.log_every, cfg.eval_every) == (1000, 333, 1000)  # fitted to the 1000 steps after it
     assert dreamer_config(ready, {"steps": 2000, "prefill": 5000}).prefill == 5000  # the caller's key stays
 
 
