@@ -32,8 +32,6 @@ class GymnasiumView(View):
         return self._decode_obs(obs), reward, terminated, truncated
 
     def clone_state(self) -> Any:
-        if self.export.neutral.determinism == "none":
-            raise NotImplementedError("this env declares no snapshots")  # replay skips the detour
         return self.export.clone_state()
 
     def restore_state(self, snapshot: Any) -> None:

@@ -65,8 +65,6 @@ class SB3View(View):
         return final, reward, not truncated, truncated
 
     def clone_state(self) -> Any:
-        if self.export.neutral.determinism == "none":
-            raise NotImplementedError("this env declares no snapshots")
         return {"export": self.export.clone_state(), "pending": self._pending}
 
     def restore_state(self, snapshot: Any) -> None:

@@ -287,7 +287,7 @@ def verify(
     probe = make_env()
     try:
         tape.check_replayable(probe.observation_space, probe.action_space, env_id)
-        if probe.determinism == "none":  # no snapshots declared: no view takes the detour
+        if probe.determinism == "none":  # no snapshots declared: no view takes the detour (decided once, here)
             snapshot_at = None
     finally:
         probe.close()
