@@ -179,7 +179,10 @@ class Agent:
         return model
 
     def _new_model(self, env: Any, seed: Optional[int]) -> Any:
+        import torch
+
         cls = getattr(sb3(self.kind), self.algorithm)
+        torch.set_num_threads(1)  # as train runs: the initial weights then do not depend on the thread count
         return cls("MlpPolicy", env, seed=seed, verbose=0, device="cpu", **self._kwargs)
 
     def use_env(self, vec_env: Any, seed: Optional[int]) -> Any:

@@ -93,7 +93,7 @@ def run(agent: Agent, env: Any, opts: Any, seed: Optional[int]) -> Tuple[List[Li
     from bridge.adapters.sb3.export import make_vec_env
 
     started = time.time()
-    torch.set_num_threads(1)  # small nets train faster on one thread than on contended ones (2-core CI)
+    torch.set_num_threads(1)  # small nets train faster on one thread than on contended ones (2-core CI); reproducible
     vec_env = make_vec_env(env, n_envs=1, seed=seed)
     model = agent.use_env(vec_env, seed)
     if seed is not None:

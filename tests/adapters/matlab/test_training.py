@@ -208,3 +208,16 @@ def test_an_env_with_other_specs_is_refused():
         SpecError, match=r"^train env observation specs must match the agent's \(rlNumericSpec\(Dimension=\[4, 1\]"
     ):
         train(agent, growing_env(), options())
+
+
+def test_any_bridge_env_trains_through_the_specs_it_describes():
+    from bridge.adapters.matlab import getActionInfo, getObservationInfo
+
+    from bridge.examples import CartPole
+
+    env = CartPole()
+    agent = rlPPOAgent(
+        getObservationInfo(env), getActionInfo(env), rlPPOAgentOptions(ExperienceHorizon=64, MiniBatchSize=64)
+    )
+    stats = train(agent, env, options(StopTrainingCriteria="EpisodeCount", StopTrainingValue=3), seed=0)
+    assert stats.StopReason == "EpisodeCount" and len(stats.EpisodeIndex) == 3
