@@ -214,3 +214,12 @@ def test_hybrid_action_is_refused():
         "Use a single action channel (SB3 has no hybrid action).",
     ):
         rlPPOAgent(OBS, [rlFiniteSetSpec([0, 1]), rlNumericSpec([1, 1], LowerLimit=-1, UpperLimit=1)])
+
+
+def test_get_observation_and_action_info_of_an_agent():
+    from bridge.adapters.matlab import getActionInfo, getObservationInfo
+
+    agent = rlDQNAgent(OBS, FINITE, SMALL)
+    assert repr(getObservationInfo(agent)) == repr(OBS) and repr(getActionInfo(agent)) == repr(FINITE)
+    getObservationInfo(agent).Name = "changed"  # a copy, as MATLAB's value semantics
+    assert agent.ObservationInfo.Name == "CartPole States"
