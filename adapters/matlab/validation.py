@@ -1,14 +1,17 @@
 """``validateEnvironment``, ``getObservationInfo`` and ``getActionInfo``.
 
 They take an :class:`rlFunctionEnv`, an :class:`rlFunctionVectorEnv`, or any ``bridge.Env`` /
-``bridge.VectorEnv`` (whose spaces are then described as the MATLAB specs a user would see).
+``bridge.VectorEnv`` (whose spaces are then described as the MATLAB specs a user would see);
+``getObservationInfo`` / ``getActionInfo`` also take an agent.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any, List
 
 import numpy as np
+from bridge.adapters.matlab.agents import Agent
 from bridge.adapters.matlab.checks import ACTION_SEED, FUNCTION_WHERE, NEUTRAL_WHERE, check_value, validate_once
 from bridge.adapters.matlab.describe import specs_from_space
 from bridge.adapters.matlab.function_env import unwrap_function_env
@@ -94,6 +97,8 @@ def getActionInfo(env: Any) -> Any:
 
 
 def _own_info(env: Any, name: str) -> Any:
+    if isinstance(env, Agent):  # MATLAB reads the specs of an agent too
+        return copy.deepcopy(env.ObservationInfo if name == "observationInfo" else env.ActionInfo)
     function_env = unwrap_function_env(env)
     if function_env is not None:
         return getattr(function_env, name)
