@@ -30,8 +30,8 @@ _HEADER = """\
 # Run in this order (tox's default; not -p): each era records its tape of your env once into
 # tests/tapes/ and every env replays every era's tape, so a later env checks what an earlier one
 # recorded. Commit tests/tapes/. pyenv provides both interpreters (.python-version: 3.11 and 3.9).
-#   tox                                   the whole matrix
-#   ENVBRIDGE_SOURCE=../envbridge tox     the same against a checkout of envbridge instead of PyPI
+#   tox                                       the whole matrix
+#   ENVBRIDGE_SOURCE=/path/to/envbridge tox   the same against a checkout of envbridge, not PyPI's
 [tox]
 requires = tox>=4
 envlist = {envlist}
