@@ -44,7 +44,6 @@ wheel_build_env = .pkg
 setenv =
     # envbridge's pins for this env, copied from `envbridge pins <env>` (refresh them that way)
     PIP_CONSTRAINT = {{toxinidir}}/constraints/{{envname}}.txt
-    ENVBRIDGE_ERA = {{envname}}
     # the conformance views that must agree here: a missing one fails, it never skips
     ENVBRIDGE_VIEWS = neutral,matlab
     PYTHONHASHSEED = 0
