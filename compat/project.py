@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from bridge.compat import pins
 
@@ -149,7 +149,8 @@ def _versions() -> List[str]:
 
 def write_all(folder: str, files: Dict[str, str], force: bool = False) -> List[str]:
     """Write ``files`` under ``folder``, all or none: every file goes to a temporary name first,
-    then each is renamed into place; on any error the new files and folders are removed again."""
+    then each is renamed into place; on any error the new files and folders are removed again and
+    the files ``force`` overwrote get their old content back."""
     existing = sorted(p for p in files if os.path.exists(os.path.join(folder, p)))
     if existing and not force:
         fix = "Move them away, or pass --force to overwrite them"
@@ -159,6 +160,7 @@ def write_all(folder: str, files: Dict[str, str], force: bool = False) -> List[s
     made_dirs: List[str] = []
     temporary: Dict[str, str] = {}
     placed: List[str] = []
+    old = {os.path.join(folder, p): _read(os.path.join(folder, p)) for p in existing}
     try:
         for rel, text in files.items():
             target = os.path.join(folder, rel)
@@ -170,9 +172,13 @@ def write_all(folder: str, files: Dict[str, str], force: bool = False) -> List[s
             os.replace(tmp, target)
             placed.append(target)
     except OSError as e:
-        for path in list(temporary.values()) + [p for p in placed if os.path.relpath(p, folder) not in existing]:
+        for path in list(temporary.values()) + [p for p in placed if p not in old]:
             if os.path.exists(path):
                 os.remove(path)
+        for path in placed:
+            if old.get(path) is not None:
+                with open(path, "wb") as f:
+                    f.write(old[path])
         for path in reversed(made_dirs):
             if os.path.isdir(path) and not os.listdir(path):
                 os.rmdir(path)
@@ -185,6 +191,13 @@ def write_all(folder: str, files: Dict[str, str], force: bool = False) -> List[s
             )
         ) from e
     return list(files)
+
+
+def _read(path: str) -> Optional[bytes]:
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def _makedirs(path: str, made: List[str]) -> None:

@@ -103,6 +103,29 @@ def test_a_failed_write_leaves_nothing_behind(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tests"]
 
 
+def test_a_failed_forced_write_puts_the_old_files_back(tmp_path, monkeypatch):
+    (tmp_path / "tox.ini").write_text("[tox]\n")
+    (tmp_path / ".python-version").write_text("3.12\n")
+    real, calls = os.replace, []
+
+    def replace(src, dst):  # the third rename fails: the disk is full, say
+        calls.append(dst)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device", dst)
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(SpecError) as caught:
+        project.write_all(str(tmp_path), project.render(["m:E"]), force=True)
+    assert str(caught.value) == (
+        f"writing {calls[2]} must succeed, got OSError: No space left on device. Check the folder's permissions "
+        "and free space; nothing was written."
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".python-version", "tox.ini"]
+    assert (tmp_path / "tox.ini").read_text() == "[tox]\n"
+    assert (tmp_path / ".python-version").read_text() == "3.12\n"
+
+
 @pytest.mark.parametrize("env", ["corridor", "corridor.py:Corridor", "a b:C", "m:E.F"])
 def test_init_tox_wants_module_attr(env):
     fix = "Name the env as module:attr, e.g. --env mypkg.envs:Corridor (a bridge.Env class or a factory)."
