@@ -21,6 +21,8 @@ _COMMANDS = {
     "train dreamerv2": "bridge.adapters.dreamerv2.train:train_command",
     "check": "bridge.cli:check_command",
     "conform": "bridge.cli:conform_command",
+    "pins": "bridge.compat.pins:pins_command",
+    "init tox": "bridge.compat.project:init_command",
 }
 
 
@@ -98,6 +100,23 @@ def _parser() -> argparse.ArgumentParser:
     conform.add_argument("--seed", type=int, default=0)
     conform.add_argument("--steps", type=int, default=200)
     conform.add_argument("--view", action="append", dest="views", help="limit to these views (repeatable)")
+
+    pins = sub.add_parser("pins", help="print an era's pip constraints (shipped in the wheel), or their path")
+    pins.add_argument("era", help="a tox env name: core-py39, core-py311, modern, legacy")
+    pins.add_argument("--path", action="store_true", help="print the file's path instead (for pip install -c)")
+    init = sub.add_parser("init", help="set up your own env project")
+    what = init.add_subparsers(dest="what", required=True)
+    tox = what.add_parser("tox", help="write tox.ini (both Gym eras), constraints/, .python-version, a cross-era test")
+    tox.add_argument(
+        "--env",
+        action="append",
+        dest="envs",
+        required=True,
+        metavar="MODULE:ATTR",
+        help="your env class or factory (repeatable)",
+    )
+    tox.add_argument("--dir", default=".", help="your project's folder (default: here)")
+    tox.add_argument("--force", action="store_true", help="overwrite files that exist")
     return parser
 
 
@@ -135,7 +154,9 @@ def conform_command(args: argparse.Namespace) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
-    key = f"train {args.runtime}" if args.command == "train" else args.command
+    key = {"train": f"train {getattr(args, 'runtime', '')}", "init": f"init {getattr(args, 'what', '')}"}.get(
+        args.command, args.command
+    )
     importable_cwd()  # `envbridge check mymod:MyEnv` finds mymod.py here, as `python -m` would
     try:
         import_modules(getattr(args, "imports", []))

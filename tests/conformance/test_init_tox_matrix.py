@@ -1,0 +1,150 @@
+"""`envbridge init tox` for real: a small third-party env package (written here, not one of our
+examples) gets the generated tox matrix, which then runs in both eras against THIS checkout
+(``ENVBRIDGE_SOURCE``): core-py311 records the Python 3.11 tape, legacy (gym 0.23, TensorFlow 2.6,
+DreamerV2) replays it through its exports and records the Python 3.9 tape, core-py311 again replays
+that one; the two eras' tapes must hold the same stream.
+
+It builds two tox envs from the package mirror (about 1.5 minutes here), so it runs in the modern tox
+env only: ENVBRIDGE_ERA=modern (tox.ini installs tox there). Elsewhere it skips by that condition.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from support import ERA
+
+from bridge.cli import main
+from bridge.conformance import Tape, verify
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(ERA != "modern", reason="runs a user project's tox matrix: in the modern tox env only"),
+]
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "corridor-pkg"
+version = "0.0.1"
+dependencies = ["envbridge"]
+
+[tool.setuptools]
+packages = ["corridor_pkg"]
+"""
+PACKAGE = '''\
+import numpy as np
+
+import bridge
+from bridge import spaces
+
+
+class Corridor(bridge.Env):
+    """Walk right to the far end; start somewhere in the first half (the env's own RNG)."""
+
+    determinism = "strong"
+
+    def __init__(self):
+        self.observation_space = spaces.Dict({"pos": spaces.Box(0, 9, (1,), np.float32), "lamp": spaces.Discrete(3)})
+        self.action_space = spaces.Discrete(2, start=-1)
+        self.pos, self.t = 0, 0
+
+    def _obs(self):
+        return {"pos": np.array([self.pos], np.float32), "lamp": int(self.np_random.integers(0, 3))}
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.pos, self.t = int(self.np_random.integers(0, 5)), 0
+        return self._obs(), {}
+
+    def step(self, action):
+        self.pos, self.t = min(max(self.pos + (1 if action == 0 else -1), 0), 9), self.t + 1
+        return self._obs(), float(self.pos == 9), self.pos == 9, self.t >= 25, {}
+
+    def get_state(self):
+        return {"pos": self.pos, "t": self.t}
+
+    def set_state(self, state):
+        self.pos, self.t = state["pos"], state["t"]
+'''
+TAPES = os.path.join("tests", "tapes", "corridor_pkg.Corridor")
+PASSED = "PASSED tests/test_conformance_eras.py::TestCorridorAcrossEras::"
+
+
+def _tox(project, *envs):
+    """Run the user project's tox (outside this tox env: its PATH, pins and markers removed)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TOX_", "PIP_CONSTRAINT", "ENVBRIDGE_"))}
+    here = os.environ.get("VIRTUAL_ENV")
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not (here and p.startswith(here)))
+    env.pop("VIRTUAL_ENV", None)
+    env.update(PYENV_VERSION="3.11:3.9", ENVBRIDGE_SOURCE=ROOT)  # as .ci/run; envbridge from this checkout
+    command = [sys.executable, "-m", "tox", "-e", ",".join(envs), "--", "-rA", "-p", "no:cacheprovider"]
+    process = subprocess.Popen(
+        command,
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, _ = process.communicate(timeout=280)
+    finally:
+        if process.poll() is None:  # timed out: stop tox and everything it started
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 0, out[-6000:]
+    return out
+
+
+@pytest.fixture
+def project(tmp_path):
+    yield tmp_path
+    shutil.rmtree(tmp_path / ".tox", ignore_errors=True)  # its envs: about 1 GB of TensorFlow
+
+
+def test_init_tox_runs_a_user_project_in_both_eras_and_the_tapes_agree(project):
+    tmp_path = project
+    import tox  # noqa: F401  (a dependency of the modern env: an ImportError here fails, it never skips)
+
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    (tmp_path / "corridor_pkg").mkdir()
+    (tmp_path / "corridor_pkg" / "__init__.py").write_text(textwrap.dedent(PACKAGE))
+    assert main(["init", "tox", "--dir", str(tmp_path), "--env", "corridor_pkg:Corridor"]) == 0
+
+    first = _tox(tmp_path, "core-py311")
+    assert f"recorded {tmp_path / TAPES / 'py311-numpy2.npz'}" in first
+    legacy = _tox(tmp_path, "legacy")  # replays the 3.11 tape through gym 0.23 and DreamerV2, records 3.9's
+    assert f"recorded {tmp_path / TAPES / 'py39-numpy1.npz'}" in legacy
+    again = _tox(tmp_path, "core-py311")  # now replays the 3.9 tape on numpy 2
+    assert "UserWarning: recorded" not in again
+    for out in (first, legacy, again):
+        for test in (
+            "test_every_eras_tape_replays_through_every_export_here",
+            "test_the_eras_recorded_the_same_stream",
+        ):
+            assert PASSED + test in out, out[-4000:]
+        assert "PASSED tests/test_conformance_eras.py::test_constraints_are_the_installed_envbridges_pins" in out
+
+    # and here, in the modern era: both eras' tapes replay through Gymnasium and SB3 too
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from corridor_pkg import Corridor
+
+        for name in ("py311-numpy2", "py39-numpy1"):
+            tape = Tape.load(str(tmp_path / TAPES / f"{name}.npz"))
+            results = verify(Corridor, tape, ["neutral", "gymnasium", "sb3", "matlab"], snapshot_at=30)
+            assert all(v.agrees for v in results.values()), results
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("corridor_pkg", None)

@@ -1,0 +1,153 @@
+"""`envbridge pins` (the constraint files as package data) and `envbridge init tox` (the era matrix
+for a user's project): what they print and write, and what they refuse. Whole messages."""
+
+from __future__ import annotations
+
+import configparser
+import os
+
+import pytest
+from bridge.compat import pins, project
+from support import raises_exactly
+
+from bridge import __version__, runtimes
+from bridge.cli import main
+from bridge.errors import SpecError
+
+COMPAT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "compat")
+WRITTEN = [
+    "tox.ini",
+    ".python-version",
+    os.path.join("tests", "test_conformance_eras.py"),
+    os.path.join("constraints", "core-py39.txt"),
+    os.path.join("constraints", "core-py311.txt"),
+    os.path.join("constraints", "modern.txt"),
+    os.path.join("constraints", "legacy.txt"),
+]
+
+
+def test_every_tox_env_has_its_shipped_constraints_file():
+    # in a tox env envbridge is installed from its wheel: this also proves the wheel carries them
+    assert set(pins.TOX_ENVS) <= set(pins.eras())
+    for era in pins.eras():
+        with open(os.path.join(COMPAT, f"constraints-{era}.txt"), encoding="utf-8") as f:
+            assert pins.text(era) == f.read()
+
+
+def test_pins_prints_the_content_or_the_path(capsys):
+    assert main(["pins", "core-py39"]) == 0
+    assert capsys.readouterr().out == pins.text("core-py39")
+    assert main(["pins", "legacy", "--path"]) == 0
+    assert capsys.readouterr().out == pins.path("legacy") + "\n"
+
+
+def test_pins_of_an_unknown_era_names_the_known_ones(capsys):
+    assert main(["pins", "py27"]) == 2
+    known = ", ".join(pins.eras())
+    assert capsys.readouterr().err == (
+        f"envbridge pins: SpecError: era must name a constraints file of envbridge, got 'py27'. Pick one of: {known}.\n"
+    )
+
+
+def test_the_legacy_row_installs_dreamerv2_as_the_runtime_table_says():
+    ((requirement, _),) = pins.TOX_ENVS["legacy"].after
+    assert f"pip install --no-deps {requirement}" in runtimes.ERAS["legacy"][1]
+    assert {e.extra for e in pins.TOX_ENVS.values()} - {None} <= {r.extra for r in runtimes.RUNTIMES.values()} | {"sb3"}
+
+
+def test_init_tox_writes_the_matrix(tmp_path, capsys):
+    assert main(["init", "tox", "--dir", str(tmp_path), "--env", "corridor_pkg.envs:Corridor"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"envbridge init tox: wrote in {tmp_path}:"
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == sorted(WRITTEN)
+    ini = configparser.ConfigParser(interpolation=None)
+    ini.read(tmp_path / "tox.ini")
+    assert ini["tox"]["envlist"] == "core-py39, core-py311, modern, legacy"
+    assert ini["testenv:legacy"]["basepython"] == "python3.9"
+    assert ini["testenv:legacy"]["commands_pre"] == "python -m pip install --no-deps dreamerv2==2.2.0"
+    assert "{env:ENVBRIDGE_SOURCE:envbridge}[legacy]" in ini["testenv:legacy"]["deps"]
+    assert "torch==2.13.0" in ini["testenv:modern"]["deps"]
+    assert "ENVBRIDGE_VIEWS = neutral,gymnasium,sb3,matlab" in ini["testenv:modern"]["setenv"]
+    assert (tmp_path / ".python-version").read_text() == "3.11\n3.9\n"
+    for era in pins.TOX_ENVS:
+        assert (tmp_path / "constraints" / f"{era}.txt").read_text() == pins.text(era)
+    test = (tmp_path / "tests" / "test_conformance_eras.py").read_text()
+    compile(test, "test_conformance_eras.py", "exec")
+    assert "from corridor_pkg.envs import Corridor" in test and f"envbridge {__version__}" in test
+    assert 'tapes_dir = os.path.join(TAPES, "corridor_pkg.envs.Corridor")' in test
+
+
+def test_init_tox_refuses_to_overwrite_and_names_the_files(tmp_path, capsys):
+    (tmp_path / "tox.ini").write_text("[tox]\n")
+    (tmp_path / "constraints").mkdir()
+    (tmp_path / "constraints" / "legacy.txt").write_text("mine\n")
+    assert main(["init", "tox", "--dir", str(tmp_path), "--env", "m:E"]) == 2
+    assert capsys.readouterr().err == (
+        f"envbridge init tox: SpecError: the files envbridge init tox writes in {tmp_path} must not exist yet, got "
+        "constraints/legacy.txt, tox.ini. Move them away, or pass --force to overwrite them.\n"
+    )
+    assert (tmp_path / "tox.ini").read_text() == "[tox]\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["constraints", "legacy.txt", "tox.ini"]
+    assert main(["init", "tox", "--dir", str(tmp_path), "--env", "m:E", "--force"]) == 0
+    assert (tmp_path / "constraints" / "legacy.txt").read_text() == pins.text("legacy")
+
+
+def test_a_failed_write_leaves_nothing_behind(tmp_path):
+    (tmp_path / "tests").write_text("a file where the tests folder goes\n")
+    with pytest.raises(SpecError) as caught:
+        project.write_all(str(tmp_path), project.render(["m:E"]))
+    assert str(caught.value) == (
+        f"writing {tmp_path}/tests must succeed, got FileExistsError: File exists. Check the folder's permissions "
+        "and free space; nothing was written."
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tests"]
+
+
+def test_a_failed_forced_write_puts_the_old_files_back(tmp_path, monkeypatch):
+    (tmp_path / "tox.ini").write_text("[tox]\n")
+    (tmp_path / ".python-version").write_text("3.12\n")
+    real, calls = os.replace, []
+
+    def replace(src, dst):  # the third rename fails: the disk is full, say
+        calls.append(dst)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device", dst)
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(SpecError) as caught:
+        project.write_all(str(tmp_path), project.render(["m:E"]), force=True)
+    assert str(caught.value) == (
+        f"writing {calls[2]} must succeed, got OSError: No space left on device. Check the folder's permissions "
+        "and free space; nothing was written."
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".python-version", "tox.ini"]
+    assert (tmp_path / "tox.ini").read_text() == "[tox]\n"
+    assert (tmp_path / ".python-version").read_text() == "3.12\n"
+
+
+@pytest.mark.parametrize("env", ["corridor", "corridor.py:Corridor", "a b:C", "m:E.F"])
+def test_init_tox_wants_module_attr(env):
+    fix = "Name the env as module:attr, e.g. --env mypkg.envs:Corridor (a bridge.Env class or a factory)."
+    with raises_exactly(SpecError, f"--env must be module:attr, got {env!r}. {fix}"):
+        project.render([env])
+
+
+def test_init_tox_wants_an_existing_folder(tmp_path, capsys):
+    assert main(["init", "tox", "--dir", str(tmp_path / "nope"), "--env", "m:E"]) == 2
+    assert capsys.readouterr().err == (
+        f"envbridge init tox: SpecError: --dir must be an existing folder, got {str(tmp_path / 'nope')!r}. "
+        "Create it first, or pass your project's folder.\n"
+    )
+
+
+def test_stale_constraint_copies_are_named_with_the_refresh_command(tmp_path):
+    (tmp_path / "legacy.txt").write_text(pins.text("legacy"))
+    pins.check_copies(str(tmp_path))  # equal: fine
+    (tmp_path / "modern.txt").write_text("gymnasium==0.29\n")
+    msg = (
+        f"the constraints in {tmp_path} must equal the installed envbridge's pins, got modern.txt differ. "
+        "Refresh them: envbridge pins modern > constraints/modern.txt."
+    )
+    with raises_exactly(SpecError, msg):
+        pins.check_copies(str(tmp_path))
