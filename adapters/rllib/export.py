@@ -21,7 +21,7 @@ from bridge.adapters._shared.port import Port, neutral_env
 from bridge.adapters.gymnasium.export import GymnasiumEnv
 from bridge.adapters.gymnasium.vector import GymnasiumVectorEnv
 from bridge.adapters.rllib import faults
-from bridge.adapters.rllib.lowering import observation_lowering, rllib_refusal
+from bridge.adapters.rllib.lowering import action_lowering, observation_lowering, rllib_refusal
 from bridge.compat import optional_import
 
 from bridge import spaces as ns
@@ -44,9 +44,12 @@ class RLlibEnv(GymnasiumEnv):
             raise refusal
         options = {"check_actions": check_actions, "float64_as_float32": True, "strict": strict}
         super().__init__(neutral, image_layout="HWC", **options)
-        if isinstance(neutral.observation_space, ns.Image):  # RLlib's lowering differs only for images
+        if isinstance(neutral.observation_space, ns.Image) or _flat(neutral.action_space):
+            # where RLlib's lowering differs from Gymnasium's: images, n-D Box actions
             self.observation_lowering = observation_lowering(neutral.observation_space)
             self.observation_space = self.observation_lowering.space
+            self.action_lowering = action_lowering(neutral.action_space)
+            self.action_space = self.action_lowering.space
             self.port = Port(
                 neutral,
                 self.observation_lowering,
@@ -91,6 +94,12 @@ class RLlibVectorEnv(GymnasiumVectorEnv):
             self.single_observation_space = self.observation_lowering.space
             self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
             self._encode = self.observation_lowering.encode_batch
+        if _flat(vector_env.single_action_space):
+            self.action_lowering = action_lowering(vector_env.single_action_space)
+            self.single_action_space = self.action_lowering.space
+            self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
+            self._decode = self.action_lowering.decode_batch
+            self._invalid = self.action_lowering.invalid_batch if check_actions else None
 
     def step(self, actions: Any) -> Any:
         try:
@@ -101,6 +110,10 @@ class RLlibVectorEnv(GymnasiumVectorEnv):
 
     def __repr__(self) -> str:
         return f"RLlibVectorEnv({self.neutral!r})"
+
+
+def _flat(space: ns.Space) -> bool:
+    return type(space) is ns.Box and space.dtype.kind == "f" and len(space.shape) > 1
 
 
 def to_rllib(env: Union[Env, str], *, check_actions: bool = True, strict: bool = False, **kwargs: Any) -> RLlibEnv:

@@ -11,8 +11,9 @@ n-D MultiDiscrete -> 1-D, nested Dict/Tuple -> one level of Dict), with RLlib's 
 * observations that are not a 1-D Box or an HWC image (Dict, Tuple, Discrete, MultiDiscrete,
   MultiBinary, n-D Box) need RLlib's own ``FlattenObservations`` connector, which an RLlib user
   adds (:func:`needs_flatten`; ``bridge.adapters.rllib.train`` adds it);
-* refused, as ConversionErrors naming the path: integer Box actions and n-D Box actions (RLlib has
-  no default action distribution for them).
+* an n-D float Box action is presented flat (1-D, reshaped back in the export: lossless);
+* refused, as ConversionErrors naming the path: integer Box actions, and n-D Box actions inside a
+  Dict or Tuple (RLlib has no default action distribution for them).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def observation_lowering(space: ns.Space) -> Lowering:
 
 def action_lowering(space: ns.Space) -> Lowering:
     """The action lowering of the RLlib export, or the ConversionError of :func:`rllib_refusal`."""
+    if _flat_box(space):
+        return _box_as_flat(space)
     lowering = lower(space, "action", gymnasium, "HWC")
     refusal = rllib_refusal(space)
     if refusal is not None:
@@ -51,8 +54,14 @@ def action_lowering(space: ns.Space) -> Lowering:
     return lowering
 
 
+def _flat_box(space: ns.Space) -> bool:
+    return type(space) is ns.Box and space.dtype.kind == "f" and len(space.shape) > 1
+
+
 def rllib_refusal(space: ns.Space, path: str = "action") -> Optional[ConversionError]:
     """Why RLlib's default action distributions cannot emit ``space`` (None: they can)."""
+    if path == "action" and _flat_box(space):
+        return None  # presented flat
     if isinstance(space, (ns.Dict, ns.Tuple)):
         items = space.spaces.items() if isinstance(space, ns.Dict) else enumerate(space.spaces)
         for key, sub in items:
@@ -84,6 +93,32 @@ def needs_flatten(space: Any) -> bool:
     if not isinstance(space, gymnasium.spaces.Box):
         return True
     return len(space.shape) not in (1, 3)
+
+
+def _box_as_flat(space: ns.Box) -> Lowering:
+    """n-D float Box -> 1-D Box of the same values (C order), reshaped back before the env."""
+    shape, size = space.shape, int(np.prod(space.shape))
+    low, high = space.low.reshape(size), space.high.reshape(size)
+    target = gymnasium.spaces.Box(low, high, (size,), space.dtype)
+    invalid, invalid_batch = array_checks((size,), space.dtype, low, high, False)
+    dtype = space.dtype
+
+    def encode(x: Any) -> np.ndarray:
+        return np.asarray(x).reshape(size)
+
+    def decode(y: Any) -> np.ndarray:
+        return np.asarray(y, dtype=dtype).reshape(shape)
+
+    return Lowering(
+        space,
+        target,
+        encode,
+        decode,
+        invalid,
+        encode_batch=lambda x: np.asarray(x).reshape(-1, size),
+        decode_batch=lambda y: np.asarray(y, dtype=dtype).reshape((-1, *shape)),
+        invalid_batch=invalid_batch,
+    )
 
 
 def _image_as_float32(space: ns.Image) -> Lowering:
