@@ -9,6 +9,6 @@ wrapping), ``profile`` (the "rllib" check), ``view`` (its conformance view, in a
 from __future__ import annotations
 
 from bridge.adapters.rllib.export import RLlibEnv, RLlibVectorEnv, register, to_rllib, to_rllib_vector
-from bridge.adapters.rllib.faults import EnvRunnerFault, train
+from bridge.adapters.rllib.faults import EnvRunnerFault, train_iteration
 
-__all__ = ["register", "to_rllib", "to_rllib_vector", "RLlibEnv", "RLlibVectorEnv", "train", "EnvRunnerFault"]
+__all__ = ["register", "to_rllib", "to_rllib_vector", "RLlibEnv", "RLlibVectorEnv", "train_iteration", "EnvRunnerFault"]

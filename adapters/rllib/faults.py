@@ -3,7 +3,7 @@
 When an env step raises inside a remote env runner, RLlib 2.60 logs the error and ends the actor
 (``sys.exit(1)``): the driver sees a ``ray.exceptions.ActorDiedError`` without the cause. So the
 export records envbridge's message (env id, step, cause) in Ray's cluster key-value store before
-it re-raises; :func:`train` on the driver raises it (``from`` Ray's error), or, when RLlib's fault
+it re-raises; :func:`train_iteration` on the driver raises it (``from`` Ray's error), or, when RLlib's fault
 tolerance keeps training (``restart_failed_env_runners=True``), reports each recorded fault once.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Dict, List
 
 from bridge.errors import ContractError
 
-__all__ = ["record", "collect", "train", "EnvRunnerFault", "NAMESPACE"]
+__all__ = ["record", "collect", "train_iteration", "EnvRunnerFault", "NAMESPACE"]
 
 NAMESPACE = "envbridge"
 _PREFIX = "fault:"
@@ -57,7 +57,7 @@ def collect() -> List[str]:
     return found
 
 
-def train(algo: Any) -> Dict[str, Any]:
+def train_iteration(algo: Any) -> Dict[str, Any]:
     """``algo.train()``, with env faults inside env runners made readable.
 
     Returns RLlib's result, plus ``result["envbridge_faults"]``: the faults of this iteration

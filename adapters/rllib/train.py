@@ -5,7 +5,7 @@ evaluation on the RLlib export (what ``envbridge train rllib`` and the tests use
 :func:`~bridge.adapters.rllib.export.register`, ``num_env_runners`` runners of
 ``num_envs_per_env_runner`` sub-envs, RLlib's ``FlattenObservations`` connector where the exported
 observation needs it, a tiny default net, a seed. Training goes through
-:func:`bridge.adapters.rllib.faults.train` so env faults stay readable.
+:func:`bridge.adapters.rllib.faults.train_iteration` so env faults stay readable.
 """
 
 from __future__ import annotations
@@ -93,8 +93,10 @@ def greedy_policy(algo: Any) -> Policy:
     def act(obs: Any) -> Any:
         with torch.no_grad():
             out = module.forward_inference({"obs": torch.as_tensor(np.asarray(obs)[None])})
-            dist = dist_cls.from_logits(out["action_dist_inputs"]).to_deterministic()
-            action = dist.sample()[0].numpy()
+            if "actions" in out:  # DQN's module picks its greedy action itself
+                action = out["actions"][0].numpy()
+            else:
+                action = dist_cls.from_logits(out["action_dist_inputs"]).to_deterministic().sample()[0].numpy()
             return action.item() if action.ndim == 0 else action
 
     return act

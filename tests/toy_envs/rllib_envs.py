@@ -42,8 +42,9 @@ class OffsetChoice(Env):
 
 
 class FailOnce(Env):
-    """Raises ``ValueError("boom")`` at its ``fail_at``-th step, in the first env (of all runners)
-    that gets there: the one that creates ``marker`` first. Episodes are 20 steps long."""
+    """Raises ``ValueError("boom")`` at its ``fail_at``-th step of its lifetime (fail_at=30: step 10
+    of its second episode; episodes are 20 steps long), in the first env of all runners that gets
+    there: the one that creates ``marker`` first."""
 
     def __init__(self, fail_at: int = 30, marker: str = "") -> None:
         self.observation_space = spaces.Box(-1.0, 1.0, (2,), np.float32)

@@ -7,7 +7,7 @@ import json
 import sys
 
 import ray
-from bridge.adapters.rllib import train
+from bridge.adapters.rllib import train_iteration
 from bridge.adapters.rllib.train import config_for
 
 
@@ -22,7 +22,7 @@ def main(address: str) -> None:
             lambda r: (ray.get_runtime_context().get_node_id(), ray.util.get_node_ip_address()),
             local_env_runner=False,
         )
-        steps = [int(train(algo)["env_runners"]["num_env_steps_sampled"]) for _ in range(2)]
+        steps = [int(train_iteration(algo)["env_runners"]["num_env_steps_sampled"]) for _ in range(2)]
     finally:
         algo.stop()
     nodes = [(n["NodeID"], n["NodeManagerAddress"], n["Resources"].get("CPU")) for n in ray.nodes() if n["Alive"]]

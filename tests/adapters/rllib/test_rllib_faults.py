@@ -12,7 +12,7 @@ from support import raises_exactly, require
 ray = require("ray")
 require("torch")
 
-from bridge.adapters.rllib import EnvRunnerFault, train  # noqa: E402
+from bridge.adapters.rllib import EnvRunnerFault, train_iteration  # noqa: E402
 from bridge.adapters.rllib.train import config_for  # noqa: E402
 from toy_envs.rllib_envs import FailOnce  # noqa: E402
 
@@ -20,7 +20,7 @@ from bridge.errors import ContractError  # noqa: E402
 
 pytestmark = pytest.mark.slow
 MESSAGE = (
-    "FailOnce step() at step 30 must run without raising, got ValueError: boom. Fix the env; the original "
+    "FailOnce step() at step 10 must run without raising, got ValueError: boom. Fix the env; the original "
     "exception and its traceback are chained as __cause__."
 )
 
@@ -41,7 +41,7 @@ def test_the_env_message_comes_through_rays_wrapping(ray_local, tmp_path):
     algo = _config(tmp_path, restart=False).build_algo()
     try:
         with raises_exactly(ContractError, MESSAGE) as caught:
-            train(algo)
+            train_iteration(algo)
         assert isinstance(caught.value.__cause__, ray.exceptions.RayError)
     finally:
         algo.stop()
@@ -53,7 +53,7 @@ def test_with_fault_tolerance_training_goes_on_and_the_fault_is_reported_once(ra
         faults = []
         with pytest.warns(EnvRunnerFault) as warned:
             for _ in range(4):
-                faults += train(algo)["envbridge_faults"]
+                faults += train_iteration(algo)["envbridge_faults"]
         assert faults == [f"ContractError: {MESSAGE}"]
         assert [str(w.message) for w in warned] == [f"an env runner restarted after: ContractError: {MESSAGE}"]
         assert algo.env_runner_group.num_healthy_remote_workers() >= 1

@@ -13,7 +13,7 @@ gymnasium = require("gymnasium")
 ray = require("ray")
 torch = require("torch")
 
-from bridge.adapters.rllib import to_rllib, train  # noqa: E402
+from bridge.adapters.rllib import to_rllib, train_iteration  # noqa: E402
 from bridge.adapters.rllib.train import config_for, evaluate, greedy_policy, random_policy  # noqa: E402
 from toy_envs.rllib_envs import OffsetChoice  # noqa: E402
 
@@ -24,7 +24,7 @@ def _run(config, iterations):
     algo = config.build_algo()
     try:
         for _ in range(iterations):
-            train(algo)
+            train_iteration(algo)
         return algo, greedy_policy(algo)
     except BaseException:
         algo.stop()
@@ -90,7 +90,7 @@ def _weights_after_two_iterations(env):
     )
     algo = config.build_algo()
     try:
-        returns = [train(algo)["env_runners"]["episode_return_mean"] for _ in range(2)]
+        returns = [train_iteration(algo)["env_runners"]["episode_return_mean"] for _ in range(2)]
         weights = algo.learner_group.get_weights()[DEFAULT_MODULE_ID]
         digest = hashlib.sha256(b"".join(np.ascontiguousarray(weights[k]).tobytes() for k in sorted(weights)))
         return digest.hexdigest(), returns
