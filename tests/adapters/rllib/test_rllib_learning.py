@@ -14,7 +14,7 @@ ray = require("ray")
 torch = require("torch")
 
 from bridge.adapters.rllib import to_rllib, train_iteration  # noqa: E402
-from bridge.adapters.rllib.train import config_for, evaluate, greedy_policy, random_policy  # noqa: E402
+from bridge.adapters.rllib.train import TUNED, config_for, evaluate, greedy_policy, random_policy  # noqa: E402
 from toy_envs.rllib_envs import OffsetChoice  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -32,14 +32,7 @@ def _run(config, iterations):
 
 
 def test_ppo_with_two_env_runners_solves_gridworld(ray_local):
-    config = config_for(
-        "envbridge/GridWorld-v0",
-        env_runners=2,
-        train_batch_size_per_learner=1000,
-        minibatch_size=128,
-        num_epochs=6,
-        lr=1e-3,
-    )
+    config = config_for("envbridge/GridWorld-v0", env_runners=2, **TUNED["PPO"])
     algo, policy = _run(config, 8)
     try:
         assert evaluate(to_rllib("envbridge/GridWorld-v0"), policy, episodes=100)["success"] >= 0.9
@@ -59,14 +52,7 @@ def test_dqn_on_an_offset_discrete_action_gets_only_valid_actions(ray_local):
 
 
 def test_ppo_on_pointmass_beats_random(ray_local):
-    config = config_for(
-        "envbridge/PointMass-v0",
-        env_runners=2,
-        train_batch_size_per_learner=1000,
-        minibatch_size=128,
-        num_epochs=6,
-        lr=1e-3,
-    )
+    config = config_for("envbridge/PointMass-v0", env_runners=2, **TUNED["PPO"])
     algo, policy = _run(config, 8)
     try:
         env = to_rllib("envbridge/PointMass-v0")
