@@ -23,6 +23,7 @@ import time
 from typing import Any, Callable, Dict, List
 
 import gymnasium
+import torch
 from bridge.adapters.rllib import register
 from bridge.adapters.rllib.session import ensure_ray
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -82,6 +83,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    torch.set_num_threads(1)  # as in RLlib's remote env runners; tiny nets on 2 shared cores
     ensure_ray(num_cpus=2)
     register_env("hand-gridworld", _hand_grid)
     grid = register("envbridge/GridWorld-v0")
