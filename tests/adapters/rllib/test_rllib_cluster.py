@@ -46,7 +46,7 @@ exit $rc
 """
 
 
-def test_ppo_trains_on_a_two_node_loopback_cluster():
+def test_ppo_trains_on_a_two_node_loopback_cluster(tmp_path):
     missing = [tool for tool in ("unshare", "ip", "ss") if shutil.which(tool) is None]
     assert not missing, f"the cluster test needs {missing} (util-linux, iproute2)"
     bin_dir = os.path.dirname(sys.executable)
@@ -60,7 +60,9 @@ def test_ppo_trains_on_a_two_node_loopback_cluster():
     )
     # --kill-child: if this test's unshare dies (timeout), the namespace's init and all in it die too
     command = ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "bash", "-c", script]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    # cwd: Ray puts the driver's working directory first on its workers' sys.path (a checkout's
+    # ./bridge source folder would shadow the installed package)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
     result = json.loads(line[len("RESULT ") :])
