@@ -19,6 +19,7 @@ _COMMANDS = {
     "demo": "bridge.adapters.sb3.train:demo_command",
     "train sb3": "bridge.adapters.sb3.train:train_command",
     "train dreamerv2": "bridge.adapters.dreamerv2.train:train_command",
+    "train rllib": "bridge.adapters.rllib.train:train_command",
     "check": "bridge.cli:check_command",
     "conform": "bridge.cli:conform_command",
     "pins": "bridge.compat.pins:pins_command",
@@ -66,6 +67,16 @@ def _parser() -> argparse.ArgumentParser:
     sb3.add_argument("--n-envs", type=int, default=1)
     sb3.add_argument("--out", default="runs/train")
     sb3.add_argument("--no-progress", action="store_true")
+    rllib = runtimes.add_parser("rllib", help="Ray RLlib env runners, local or a cluster", parents=[env_options])
+    rllib.add_argument("--algo", default="PPO", choices=["PPO", "DQN", "SAC"])
+    rllib.add_argument("--env", default="envbridge/GridWorld-v0", help=ENV_HELP)
+    rllib.add_argument("--env-runners", type=int, default=2, help="RLlib env runner actors (0: sample in the driver)")
+    rllib.add_argument("--envs-per-runner", type=int, default=1, help="sub-envs each runner steps at once")
+    rllib.add_argument("--steps", type=int, default=8_000, help="env steps to sample in all")
+    rllib.add_argument("--address", default=None, help="a running Ray cluster (default: start a local one)")
+    rllib.add_argument("--seed", type=int, default=0)
+    rllib.add_argument("--out", default="runs/rllib", help="folder for the learning curve PNG")
+    rllib.add_argument("--no-progress", action="store_true")
     dv2 = runtimes.add_parser(
         "dreamerv2", help="DreamerV2 2.2.0 through to_dreamerv2 (legacy era)", parents=[env_options]
     )

@@ -77,6 +77,16 @@ RUNTIMES: Dict[str, Runtime] = {
             {"to_sb3": f"{_A}.sb3.export:to_sb3", "make_vec_env": f"{_A}.sb3.export:make_vec_env"},
         ),
         Runtime(
+            "rllib",
+            f"{_A}.rllib",
+            "rllib",
+            "modern",
+            ("gymnasium", "ray", "torch"),
+            f"{_A}.rllib.profile:rllib_profile",
+            f"{_A}.rllib.view:RLlibView",
+            {"register_rllib": f"{_A}.rllib.export:register"},
+        ),
+        Runtime(
             "gym",
             f"{_A}.gym",
             "legacy",
@@ -117,7 +127,7 @@ ERAS: Dict[str, Tuple[Tuple[int, int], str]] = {
     ),
 }
 # extra -> what its pip line pins besides (SB3's torch: the CPU wheel, not a multi-GB CUDA build)
-_PINS = {"sb3": " torch==2.13.0"}
+_PINS = {"sb3": " torch==2.13.0", "rllib": " torch==2.13.0"}
 
 
 def get(name: str) -> Runtime:

@@ -15,6 +15,7 @@ ERA = os.environ.get("ENVBRIDGE_ERA", "")
 ERA_PACKAGES = {
     "modern": {"gymnasium", "stable_baselines3", "torch"},
     "legacy": {"gym", "tensorflow", "dreamerv2"},
+    "rllib": {"gymnasium", "ray", "torch"},
 }
 
 

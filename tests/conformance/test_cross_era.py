@@ -30,7 +30,11 @@ HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tapes")
 SOURCES = list(EXAMPLE_IDS) + list(matrix.MATRIX_IDS)  # the export matrix's scalar sources
 STAMP = f"py{sys.version_info[0]}{sys.version_info[1]}-numpy{np.__version__.split('.')[0]}"
 # the views each era's tox env must be able to run; a missing one fails instead of skipping
-ERA_VIEWS = {"modern": {"neutral", "gymnasium", "sb3", "matlab"}, "legacy": {"neutral", "gym", "dreamerv2", "matlab"}}
+ERA_VIEWS = {
+    "modern": {"neutral", "gymnasium", "sb3", "matlab"},
+    "rllib": {"neutral", "gymnasium", "rllib", "matlab"},
+    "legacy": {"neutral", "gym", "dreamerv2", "matlab"},
+}
 TAPES = sorted(glob.glob(os.path.join(HERE, "*", "*.npz")))
 
 

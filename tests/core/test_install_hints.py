@@ -15,6 +15,7 @@ HINTS = {
     (3, 11): {
         "gymnasium": "Run: pip install 'envbridge[gymnasium]'",
         "sb3": "Run: pip install 'envbridge[sb3]' torch==2.13.0",
+        "rllib": "Run: pip install 'envbridge[rllib]' torch==2.13.0",
         "gym": "The gym runtime belongs to the legacy era (Python 3.9); this is Python 3.11. In a Python 3.9 "
         f"environment run: {LEGACY_LINE}",
         "dreamerv2": "The dreamerv2 runtime belongs to the legacy era (Python 3.9); this is Python 3.11. In a "
@@ -26,6 +27,8 @@ HINTS = {
         "Python 3.11 environment run: pip install 'envbridge[gymnasium]'",
         "sb3": "The sb3 runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
         "environment run: pip install 'envbridge[sb3]' torch==2.13.0",
+        "rllib": "The rllib runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
+        "environment run: pip install 'envbridge[rllib]' torch==2.13.0",
         "gym": f"Run: {LEGACY_LINE}",
         "dreamerv2": f"Run: {LEGACY_LINE}",
         "matlab": "Reinstall envbridge",

@@ -1,0 +1,38 @@
+"""The learning-curve PNG of ``envbridge demo`` and ``envbridge train`` (matplotlib, lazily), shared
+by the runtimes that train."""
+
+from __future__ import annotations
+
+from typing import Any, List, Tuple
+
+import numpy as np
+from bridge.compat import optional_import
+
+__all__ = ["plot", "require_cli_extras"]
+
+
+def require_cli_extras(progress: bool) -> Any:
+    plt_module = optional_import("matplotlib", "envbridge's learning-curve plot")
+    plt_module.use("Agg")  # files only: no display on CI or over ssh
+    if progress:
+        optional_import("tqdm", "the progress bar")
+        optional_import("rich", "the progress bar")
+    return optional_import("matplotlib.pyplot", "envbridge's learning-curve plot")
+
+
+def plot(plt: Any, episodes: List[Tuple[int, float, int]], random_return: float, path: str, title: str) -> None:
+    steps = np.array([e[0] for e in episodes], dtype=np.float64)
+    returns = np.array([e[1] for e in episodes], dtype=np.float64)
+    window = max(1, min(50, len(returns) // 10))
+    smooth = np.convolve(returns, np.ones(window) / window, mode="valid") if len(returns) else returns
+    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+    ax.plot(steps, returns, ".", alpha=0.15, color="tab:blue", label="episode return")
+    ax.plot(steps[window - 1 :], smooth, color="tab:blue", label=f"mean of {window}")
+    ax.axhline(random_return, color="tab:red", linestyle="--", label="random policy")
+    ax.set_xlabel("timesteps")
+    ax.set_ylabel("return")
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

@@ -1,0 +1,59 @@
+"""The "rllib" check profile: RLlib's refusals, the checks RLlib's env creation applies, RLlib advice.
+
+RLlib 2.60's single-agent env runner runs no env check of its own; what checks an env there is
+Gymnasium's ``PassiveEnvChecker``, which RLlib's ``gym.make`` of the registered env adds. So the
+profile runs Gymnasium's ``check_env`` (which includes the passive checks) on the RLlib export,
+and advises what an RLlib user adds for this env: ``FlattenObservations`` for observations that
+RLlib's default encoders cannot read, ``conv_filters`` for image sizes RLlib has no CNN for.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from bridge.adapters._shared.profile import announce_roundings, run_runtime_checker
+from bridge.adapters.rllib.export import to_rllib
+from bridge.adapters.rllib.lowering import CNN_SIZES, needs_flatten
+
+from bridge.checker.report import Report
+from bridge.errors import ConversionError
+
+T = "rllib"
+
+
+def rllib_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) -> None:
+    """``to_rllib(env)``, Gymnasium's ``check_env`` on it, and RLlib advice (see module doc)."""
+    from gymnasium.utils.env_checker import check_env
+
+    try:
+        export = to_rllib(env, **options)
+    except ConversionError as e:
+        report.add_exception(T, e, "the export", "See the message", "lowering")
+        return
+    run_runtime_checker(
+        report, T, "gymnasium.utils.env_checker.check_env", lambda: check_env(export, skip_render_check=True)
+    )
+    announce_roundings(
+        report,
+        T,
+        export.observation_lowering.roundings,
+        "RLlib's torch modules compute in float32",
+        "the RLlib export always presents float64 as float32",
+    )
+    space = export.observation_space
+    if needs_flatten(space):
+        report.note(
+            T,
+            f"add RLlib's FlattenObservations connector for this observation: {space!r}",
+            "config.env_runners(env_to_module_connector=lambda env, spaces, device: FlattenObservations()); "
+            "envbridge train rllib adds it",
+            "connector",
+        )
+    elif len(space.shape) == 3 and tuple(space.shape[:2]) not in CNN_SIZES:
+        report.note(
+            T,
+            f"RLlib's default CNN has no filters for images of {space.shape[0]}x{space.shape[1]}",
+            "Pass config.rl_module(model_config={'conv_filters': [...]}), or FlattenObservations for an MLP",
+            "cnn",
+        )
+    export.reset(seed=seed)

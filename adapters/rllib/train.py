@@ -1,0 +1,188 @@
+"""RLlib configs for a registered envbridge env, a greedy policy from a trained algorithm, and
+evaluation on the RLlib export (what ``envbridge train rllib`` and the tests use).
+
+:func:`config_for` builds the AlgorithmConfig an RLlib user would write: the env registered with
+:func:`~bridge.adapters.rllib.export.register`, ``num_env_runners`` runners of
+``num_envs_per_env_runner`` sub-envs, RLlib's ``FlattenObservations`` connector where the exported
+observation needs it, a tiny default net, a seed. Training goes through
+:func:`bridge.adapters.rllib.faults.train_iteration` so env faults stay readable.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Callable, Dict, Optional
+
+import numpy as np
+from bridge.adapters._shared.curves import plot, require_cli_extras
+from bridge.adapters.rllib.export import register, to_rllib
+from bridge.adapters.rllib.faults import train_iteration
+from bridge.adapters.rllib.lowering import needs_flatten
+from bridge.adapters.rllib.session import ensure_ray
+from bridge.adapters.rllib.view import flatten_connector
+
+from bridge.errors import SpecError, message
+from bridge.loading import env_source
+
+__all__ = ["ALGORITHMS", "TUNED", "config_for", "greedy_policy", "random_policy", "evaluate", "train_command"]
+
+ALGORITHMS = {
+    "PPO": "ray.rllib.algorithms.ppo:PPOConfig",
+    "DQN": "ray.rllib.algorithms.dqn:DQNConfig",
+    "SAC": "ray.rllib.algorithms.sac:SACConfig",
+}
+# small batches for small envs on a few cores (RLlib's PPO default: 4000-step batches, 30 epochs)
+TUNED = {"PPO": {"train_batch_size_per_learner": 1000, "minibatch_size": 128, "num_epochs": 6, "lr": 1e-3}}
+Policy = Callable[[Any], Any]
+
+
+def config_for(
+    source: Any,
+    algo: str = "PPO",
+    *,
+    env_runners: int = 2,
+    envs_per_runner: int = 1,
+    vectorize_mode: str = "sync",
+    seed: int = 0,
+    env_config: Optional[Dict[str, Any]] = None,
+    hiddens: Any = (32, 32),
+    **training: Any,
+) -> Any:
+    """An RLlib AlgorithmConfig of ``algo`` on ``source`` (registered here; see module doc).
+
+    ``training`` goes to ``config.training(...)``; a ``vectorize_mode`` of "vector_entry_point"
+    steps a batched export per runner (a bridge.VectorEnv class, or the scalar source vectorized).
+    """
+    from bridge import runtimes
+
+    if algo not in ALGORITHMS:
+        known = ", ".join(ALGORITHMS)
+        raise SpecError(message("RLlib algorithm", f"be one of {known}", repr(algo), "Pass e.g. --algo PPO"))
+    name = register(source)
+    config = (
+        runtimes.load(ALGORITHMS[algo])()
+        .environment(name, env_config=dict(env_config or {}))
+        .env_runners(
+            num_env_runners=env_runners,
+            num_envs_per_env_runner=envs_per_runner,
+            gym_env_vectorize_mode=vectorize_mode,
+        )
+        .rl_module(model_config={"fcnet_hiddens": list(hiddens)})
+        .debugging(seed=seed)
+    )
+    if training:
+        config.training(**training)
+    if needs_flatten(_exported_observation_space(source, env_config)):
+        config.env_runners(env_to_module_connector=flatten_connector)
+    return config
+
+
+def _exported_observation_space(source: Any, env_config: Optional[Dict[str, Any]]) -> Any:
+    from bridge.adapters.rllib.export import Creator
+
+    creator = Creator(source, "probe", {})
+    kwargs = dict(env_config or {})
+    export = creator({**kwargs, "num_envs": 1}) if creator.batched else creator(kwargs)
+    try:
+        return export.single_observation_space if creator.batched else export.observation_space
+    finally:
+        export.close()
+
+
+def greedy_policy(algo: Any) -> Policy:
+    """The trained module's deterministic action for one observation of the export (no connectors:
+    for observations RLlib's default encoders read directly)."""
+    import torch
+
+    module = algo.get_module()
+    dist_cls = module.get_inference_action_dist_cls()
+
+    def act(obs: Any) -> Any:
+        with torch.no_grad():
+            out = module.forward_inference({"obs": torch.as_tensor(np.asarray(obs)[None])})
+            if "actions" in out:  # DQN's module picks its greedy action itself
+                action = out["actions"][0].numpy()
+            else:
+                action = dist_cls.from_logits(out["action_dist_inputs"]).to_deterministic().sample()[0].numpy()
+            return action.item() if action.ndim == 0 else action
+
+    return act
+
+
+def random_policy(env: Any, seed: int = 0) -> Policy:
+    space = env.action_space
+    space.seed(seed)
+    return lambda obs: space.sample()
+
+
+def evaluate(env: Any, policy: Policy, episodes: int = 100, seed: int = 1000) -> Dict[str, float]:
+    """Play ``episodes`` on an RLlib export: success rate (terminated), mean return, mean length.
+    A float action is clipped to the Box (as RLlib does before the env)."""
+    space = env.action_space
+    clip = (lambda a: np.clip(a, space.low, space.high)) if hasattr(space, "low") else (lambda a: a)
+    successes, returns, lengths = 0, [], []
+    obs, _ = env.reset(seed=seed)
+    for _ in range(episodes):
+        total, steps, terminated, truncated = 0.0, 0, False, False
+        while not (terminated or truncated):
+            obs, reward, terminated, truncated, _ = env.step(clip(policy(obs)))
+            total, steps = total + reward, steps + 1
+        successes += int(terminated)
+        returns.append(total)
+        lengths.append(steps)
+        obs, _ = env.reset()
+    return {"success": successes / episodes, "return": float(np.mean(returns)), "length": float(np.mean(lengths))}
+
+
+def train_command(args: Any) -> int:
+    """``envbridge train rllib --env ENV --algo PPO --env-runners N --steps S [--address ADDR]``:
+    train until S env steps, with a progress bar; plot the learning curve (RLlib's mean episode
+    return per iteration, the random policy's as the line to beat); print greedy vs random play."""
+    progress = not args.no_progress
+    plt = require_cli_extras(progress)
+    source = env_source(args.env)
+    probe = to_rllib(source if isinstance(source, str) else source())
+    random = evaluate(probe, random_policy(probe), episodes=20)
+    ensure_ray(address=args.address)
+    config = config_for(
+        source,
+        args.algo,
+        env_runners=args.env_runners,
+        envs_per_runner=args.envs_per_runner,
+        seed=args.seed,
+        **TUNED.get(args.algo, {}),
+    )
+    algo = config.build_algo()
+    curve, sampled = [], 0
+    bar = _bar(args.steps) if progress else None
+    try:
+        while sampled < args.steps:
+            result = train_iteration(algo)
+            now = int(result["env_runners"].get("num_env_steps_sampled_lifetime", sampled))
+            mean = result["env_runners"].get("episode_return_mean")
+            if mean is not None and np.isfinite(mean):
+                curve.append((now, float(mean), 0))
+            if bar is not None:
+                bar.update(min(now, args.steps) - min(sampled, args.steps))
+            sampled = now
+        greedy = None if needs_flatten(probe.observation_space) else evaluate(probe, greedy_policy(algo), 20)
+    finally:
+        if bar is not None:
+            bar.close()
+        algo.stop()
+    os.makedirs(args.out, exist_ok=True)
+    png = os.path.join(args.out, f"rllib_{args.algo.lower()}_{re.sub(r'[^A-Za-z0-9_.-]+', '_', args.env)}.png")
+    plot(plt, curve, random["return"], png, f"RLlib {args.algo} on {args.env} (envbridge export)")
+    runners = f"{args.env_runners} env runner{'s' if args.env_runners != 1 else ''}"
+    print(f"{args.algo} on {args.env}: {sampled} steps on {runners}; learning curve {png}")
+    print(f"random: success {random['success']:.2f}, mean return {random['return']:.3f} over 20 episodes")
+    if greedy is not None:
+        print(f"{args.algo}: success {greedy['success']:.2f}, mean return {greedy['return']:.3f} over 20 episodes")
+    return 0
+
+
+def _bar(total: int) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="step", desc="RLlib")

@@ -1,0 +1,158 @@
+"""The "rllib" conformance view: a tape replayed through the env RLlib itself builds.
+
+The view registers the env (:func:`~bridge.adapters.rllib.export.register`), starts a remote
+``SingleAgentEnvRunner`` actor with one sub-env, and drives the runner's own vector env
+(``DictInfoToList`` over Gymnasium's ``SyncVectorEnv`` over ``gym.make``'s wrappers over the
+export): what RLlib's sampling loop steps. Neutral actions are encoded and observations decoded
+inside the actor with the export's own lowerings. Episode ends follow RLlib's next-step autoreset:
+the step after an end is the reset, so a tape's unseeded reset is that step.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Optional
+
+import numpy as np
+from bridge.adapters.rllib.export import register
+from bridge.adapters.rllib.lowering import action_lowering, needs_flatten, observation_lowering
+from bridge.adapters.rllib.session import ensure_ray
+
+from bridge import errors
+from bridge.conformance.replay import StepOut, View
+from bridge.env import Env
+
+__all__ = ["RLlibView"]
+
+_COUNT = itertools.count()
+
+
+class _Given:
+    """A source that is one env instance (pickled into the creator, so the runner gets a copy)."""
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+
+    def __call__(self) -> Env:
+        return self.env
+
+
+def _export(runner: Any) -> Any:
+    return runner.env.unwrapped.envs[0].unwrapped
+
+
+def _remote(runner: Any, what: str, *args: Any) -> Any:
+    """One call inside the actor; an exception comes back as a value (RLlib's ``apply`` would
+    end the actor and lose the message)."""
+    try:
+        return "ok", _CALLS[what](runner, *args)
+    except Exception as e:
+        return "raised", (type(e).__name__, str(e))
+
+
+def _first(batch: Any) -> Any:
+    """Slot 0 of a batch (a one-level Dict of batches for Dict and Tuple spaces)."""
+    return {k: v[0] for k, v in batch.items()} if isinstance(batch, dict) else batch[0]
+
+
+def _batch_of_one(value: Any) -> Any:
+    return {k: np.asarray([v]) for k, v in value.items()} if isinstance(value, dict) else np.asarray([value])
+
+
+def _reset(runner: Any, seed: Optional[int]) -> Any:
+    obs, _ = runner.env.reset(seed=seed)
+    return _export(runner).observation_lowering.decode(_first(obs))
+
+
+def _step(runner: Any, action: Any) -> Any:
+    export = _export(runner)
+    # the autoreset step (action None): RLlib sends an action there too; the env ignores it
+    runtime = export.action_space.sample() if action is None else export.action_lowering.encode(action)
+    obs, rewards, terminated, truncated, _ = runner.env.step(_batch_of_one(runtime))
+    decoded = export.observation_lowering.decode(_first(obs))
+    return decoded, float(rewards[0]), bool(terminated[0]), bool(truncated[0])
+
+
+def _clone(runner: Any) -> Any:
+    return _export(runner).clone_state(), runner.env.unwrapped._autoreset_envs.copy()
+
+
+def _restore(runner: Any, snapshot: Any) -> None:
+    _export(runner).restore_state(snapshot[0])
+    runner.env.unwrapped._autoreset_envs = snapshot[1].copy()
+
+
+def flatten_connector(env: Any = None, spaces: Any = None, device: Any = None) -> Any:
+    """RLlib's own ``FlattenObservations`` env-to-module connector."""
+    from ray.rllib.connectors.env_to_module import FlattenObservations
+
+    return FlattenObservations()
+
+
+_CALLS = {"reset": _reset, "step": _step, "clone": _clone, "restore": _restore}
+
+
+class RLlibView(View):
+    """One env inside a remote SingleAgentEnvRunner, stepped through the runner's vector env."""
+
+    name = "rllib"
+    both_flags = True  # Gymnasium's 5-tuple, as RLlib's episodes keep it
+
+    def __init__(self, env: Env) -> None:
+        from ray.rllib.algorithms.ppo import PPOConfig
+        from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+        self.determinism = env.determinism
+        # the export's refusals, here (inside the actor they would only end it); the runner's
+        # export computes the same lowerings from the same spaces
+        self._lowering = observation_lowering(env.observation_space)
+        action_lowering(env.action_space)
+        ray = ensure_ray()
+        self._ray = ray
+        name = register(_Given(env), name=f"envbridge-view-{next(_COUNT)}")
+        env.close()  # the runner builds its own copy
+        config = (
+            PPOConfig()
+            .environment(name)
+            .env_runners(num_env_runners=1, num_envs_per_env_runner=1)
+            .fault_tolerance(restart_failed_env_runners=False)
+        )
+        if needs_flatten(self._lowering.space):  # what an RLlib user adds so the runner's module builds
+            config.env_runners(env_to_module_connector=flatten_connector)
+        self.actor = ray.remote(num_cpus=0)(SingleAgentEnvRunner).remote(config=config, worker_index=1, num_workers=1)
+        self._pending = False  # the last step ended an episode: the next step is RLlib's reset
+
+    def _call(self, what: str, *args: Any) -> Any:
+        status, value = self._ray.get(self.actor.apply.remote(_remote, what, *args))
+        if status == "ok":
+            return value
+        kind, text = value
+        cls = getattr(errors, kind, None)
+        raise (cls(text) if isinstance(cls, type) and issubclass(cls, errors.BridgeError) else RuntimeError(text))
+
+    def expected(self, obs: Any) -> Any:
+        return self._lowering.expected(obs)
+
+    def reset(self, seed: Optional[int]) -> Any:
+        if seed is None and self._pending:
+            self._pending = False
+            return self._call("step", None)[0]
+        self._pending = False
+        return self._call("reset", seed)
+
+    def step(self, action: Any) -> StepOut:
+        obs, reward, terminated, truncated = self._call("step", action)
+        self._pending = terminated or truncated
+        return obs, reward, terminated, truncated
+
+    def clone_state(self) -> Any:
+        if self.determinism == "none":
+            raise NotImplementedError("this env declares no snapshots")
+        return self._call("clone"), self._pending
+
+    def restore_state(self, snapshot: Any) -> None:
+        self._call("restore", snapshot[0])
+        self._pending = snapshot[1]
+
+    def close(self) -> None:
+        self._ray.kill(self.actor)
