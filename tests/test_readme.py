@@ -4,7 +4,7 @@ Each ```python / ```bash block follows a marker comment that says what it is:
 
 * ``<!-- readme-test: setup -->``: installation lines; not run here (``.ci/run`` installs the same
   way, and the closing notes time them from a fresh clone);
-* ``<!-- readme-test: era=modern|legacy|any -->``: run in that era (skipped in the other era, and a
+* ``<!-- readme-test: era=modern|legacy|rllib|any -->``: run in that era (skipped in the other era, and a
   missing framework fails inside that era's tox env); ``expect="..."`` must appear in its output;
 * ``<!-- readme-test: file=NAME -->``: written to NAME in the shared working folder (later blocks
   import it);
@@ -32,9 +32,10 @@ BUDGETS = {
     ".learn(10_000)": ".learn(256)",
     '"steps": 2000': '"steps": 300',
     "--steps 20000": "--steps 256",
+    "--steps 8000": "--steps 2000",
     "envbridge demo": "envbridge demo --steps 1024 --no-progress --out runs/demo",
 }
-ERA_MODULE = {"modern": "stable_baselines3", "legacy": "dreamerv2"}
+ERA_MODULE = {"modern": "stable_baselines3", "legacy": "dreamerv2", "rllib": "ray"}
 MARKER = re.compile(r"<!-- readme-test: (.*?) -->\s*$")
 
 
