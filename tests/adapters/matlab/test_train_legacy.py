@@ -24,6 +24,8 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("stable_baselines3") is
 
 def _hint():
     v = sys.version_info
+    if v >= (3, 10):  # core-py311: the right era, SB3 just not installed
+        return "Run: pip install 'envbridge[sb3]' torch==2.13.0."
     return (
         f"The sb3 runtime belongs to the modern era (Python 3.11); this is Python {v[0]}.{v[1]}. "
         "In a Python 3.11 environment run: pip install 'envbridge[sb3]' torch==2.13.0."
