@@ -3,8 +3,9 @@ connects with ``ray.init(address=...)``, PPO trains with one env runner on each 
 
 The cluster lives in its own network, PID and mount namespaces (``unshare``): only ``lo`` exists
 there, so every Ray process binds to 127.0.0.1 (Ray replaces a loopback address by the host's
-routable one when the host has one); ``/tmp`` is a private tmpfs, so ``ray start`` leaves no
-``/tmp/ray/ray_current_cluster`` behind; and every process the test started is in that PID
+routable one when the host has one); ``/tmp/ray`` (Ray's sessions, sockets and logs) is a private
+tmpfs -- only that folder: the rest of ``/tmp`` may hold this very checkout -- so ``ray start``
+leaves no ``/tmp/ray/ray_current_cluster`` behind; and every process the test started is in that PID
 namespace, which the kernel empties when the test's ``unshare`` ends -- normally after
 ``ray stop`` (which there sees only this cluster), on a failure, or when the timeout kills it.
 """
@@ -30,13 +31,13 @@ PORT = 6390
 
 SCRIPT = """
 set -eu
-mount -t tmpfs tmpfs /tmp
+mkdir -p /tmp/ray && mount -t tmpfs tmpfs /tmp/ray
 ip link set lo up
 export RAY_USAGE_STATS_ENABLED=0 RAY_AUTH_MODE=token RAY_AUTH_TOKEN={token} PYTHONPATH={tests}
 "{ray}" start --head --node-ip-address 127.0.0.1 --port {port} --num-cpus 1 --include-dashboard=false \\
-    --disable-usage-stats > /tmp/head.log 2>&1 || {{ cat /tmp/head.log; exit 10; }}
+    --disable-usage-stats > /tmp/ray/head.log 2>&1 || {{ cat /tmp/ray/head.log; exit 10; }}
 "{ray}" start --address 127.0.0.1:{port} --node-ip-address 127.0.0.1 --num-cpus 1 --disable-usage-stats \\
-    > /tmp/worker.log 2>&1 || {{ cat /tmp/worker.log; exit 11; }}
+    > /tmp/ray/worker.log 2>&1 || {{ cat /tmp/ray/worker.log; exit 11; }}
 set +e
 "{python}" "{driver}" 127.0.0.1:{port}
 rc=$?
