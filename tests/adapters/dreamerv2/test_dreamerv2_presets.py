@@ -17,7 +17,7 @@ from bridge.cli import main  # noqa: E402
 from bridge.errors import SpecError  # noqa: E402
 
 UNKNOWN = (
-    "DreamerV2 preset must be one of 'tiny', 'small', 'default', got 'huge'. "
+    "DreamerV2 preset must be one of 'tiny', 'small', 'control', 'default', got 'huge'. "
     "Pass preset='tiny' (CPU-sized) or preset='default' (DreamerV2's own sizes)."
 )
 
@@ -44,6 +44,14 @@ def test_small_and_default_presets(ready):
     assert _sizes(cfg) == _sizes(defaults) == (1024, 1024, 16, 50, 400)
     assert (cfg.prefill, cfg.train_every, cfg.log_every) == (defaults.prefill, 5, 1e4)  # steps 1e8: nothing capped
     assert PRESETS["default"] == {}
+
+
+def test_control_preset_sizes_and_learning_settings(ready):
+    cfg = dreamer_config(ready, preset="control", steps=10000)
+    assert _sizes(cfg) == (64, 64, 16, 16, 64)
+    assert (cfg.clip_rewards, cfg.kl.free, cfg.actor_ent, cfg.replay.prioritize_ends) == ("identity", 1.0, 1e-4, False)
+    assert (cfg.model_opt.lr, cfg.actor_opt.lr, cfg.critic_opt.lr) == (3e-4, 1e-4, 1e-4)
+    assert (cfg.prefill, cfg.train_every, cfg.log_every, cfg.eval_every) == (1000, 5, 1000, 9000)
 
 
 def test_a_config_object_gets_no_preset_unless_one_is_named(ready):
