@@ -16,6 +16,8 @@ import gymnasium
 import numpy as np
 from bridge.adapters.gymnasium import to_gymnasium
 
+import bridge
+from bridge import spaces
 from bridge.examples import CartPole, GridWorld, PointMass
 from bridge.examples.cartpole import _HIGH, dynamics, fallen
 from bridge.examples.gridworld import _MOVES
@@ -65,6 +67,38 @@ class HandPointMass(gymnasium.Env):
         distance = float(np.linalg.norm(self.pos))
         terminated = distance < 0.1
         return self.pos.copy(), (1.0 if terminated else -distance), terminated, False, {"distance": distance}
+
+
+class Drift(bridge.Env):
+    """A near-zero-cost env (a 2-float step): the floor against which an export's own cost shows."""
+
+    def __init__(self) -> None:
+        self.observation_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.action_space = spaces.Discrete(2)
+        self.obs = np.zeros(2, dtype=np.float32)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        super().reset(seed=seed)
+        return self.obs.copy(), {}
+
+    def step(self, action: Any) -> Any:
+        return self.obs.copy(), 0.0, False, False, {}
+
+
+class HandDrift(gymnasium.Env):
+    """Drift written directly against Gymnasium."""
+
+    def __init__(self) -> None:
+        self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(2)
+        self.obs = np.zeros(2, dtype=np.float32)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        super().reset(seed=seed)
+        return self.obs.copy(), {}
+
+    def step(self, action: Any) -> Any:
+        return self.obs.copy(), 0.0, False, False, {}
 
 
 class HandCartPole(gymnasium.Env):

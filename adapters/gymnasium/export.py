@@ -71,7 +71,13 @@ class GymnasiumEnv(gymnasium.Env):
             check_actions=check_actions,
             strict=strict,
         )
+        self._bind_step()
+
+    def _bind_step(self) -> None:
         self._step = self.port.step
+        if type(self).step is GymnasiumEnv.step:  # a subclass that overrides step keeps its own
+            # the port's checked step on the instance: env.step(a) is one call, not two
+            self.step = self._step  # type: ignore[method-assign]
 
     @property
     def steps(self) -> int:
@@ -107,7 +113,8 @@ class GymnasiumEnv(gymnasium.Env):
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
         """Check and decode ``action``, step the neutral env, check and encode what it returns.
 
-        An invalid action raises ContractError and never advances the env.
+        An invalid action raises ContractError and never advances the env. (Each instance binds
+        ``step`` to its port's checked step; this method is what ``type(env).step`` documents.)
         """
         return self._step(action)
 
@@ -141,11 +148,12 @@ class GymnasiumEnv(gymnasium.Env):
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state.pop("_step")  # the port's closure: rebuilt from the port, never copied
+        state.pop("step", None)
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._step = self.port.step
+        self._bind_step()
 
     def __repr__(self) -> str:
         return f"<GymnasiumEnv{self.neutral!r}>"
@@ -258,11 +266,17 @@ def register(
 
     The step cap is Gymnasium's own ``TimeLimit`` (as ``gymnasium.make`` applies it);
     ``gymnasium.make_vec(id)`` works too. Export options may be passed as make kwargs.
+    ``gymnasium.make`` adds neither ``PassiveEnvChecker`` nor ``OrderEnforcing``: the export's guard
+    does both jobs on every step (a step before ``reset()`` is our ContractError, the outputs are
+    checked), so the two layers would only cost a call each. ``make(id, disable_env_checker=False)``
+    still adds the checker.
     """
     load_entry_point(entry_point)  # fail now, with our message, rather than at make time
     gymnasium.register(
         id=id,
         entry_point=functools.partial(_make_export, entry_point),
         max_episode_steps=max_episode_steps,
+        order_enforce=False,
+        disable_env_checker=True,
         kwargs=dict(kwargs or {}),
     )
