@@ -145,6 +145,21 @@ def test_register_makes_the_export_under_gymnasiums_time_limit():
     assert terminated.tolist() == [True, False] and truncated.tolist() == [False, False]
 
 
+def test_made_export_has_our_guard_in_place_of_order_enforcing_and_the_passive_checker():
+    register("envbridge-test/Guarded-v0", "toy_envs.lowering:CapEnv", max_episode_steps=2)
+    env = gymnasium.make("envbridge-test/Guarded-v0")
+    assert type(env.env) is bridge.adapters.gymnasium.GymnasiumEnv  # TimeLimit, then the export
+    with raises_exactly(
+        bridge.ContractError,
+        "gymnasium env step() must come after reset(), got step() before the first reset(). Call env.reset() first.",
+    ):
+        env.step(0)
+    checked = gymnasium.make("envbridge-test/Guarded-v0", disable_env_checker=False)
+    assert isinstance(checked.env, gymnasium.wrappers.PassiveEnvChecker)
+    checked.reset(seed=0)
+    assert checked.step(0)[2:4] == (False, False)
+
+
 @pytest.mark.parametrize(
     "mode, declared", [("next-step", AutoresetMode.NEXT_STEP), ("same-step", AutoresetMode.SAME_STEP)]
 )
