@@ -34,7 +34,7 @@ _ALIGN = 64  # every leaf starts on a cache line
 def supported(space: spaces.Space) -> bool:
     """True when every leaf of ``space`` is a fixed-shape numeric space (so it fits a buffer)."""
     if isinstance(space, spaces.Dict):
-        return all(supported(sub) for sub in space.values())
+        return all(supported(sub) for _, sub in space.items())
     if isinstance(space, spaces.Tuple):
         return all(supported(sub) for sub in space)
     return isinstance(space, _LEAVES) and np.dtype(space.dtype).kind in "biuf"
