@@ -15,7 +15,6 @@ from __future__ import annotations
 import pickle
 import time
 import traceback
-from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from bridge.errors import ContractError, SpecError, error
@@ -106,6 +105,8 @@ class Pool:
         where: ``where(index) -> str``, the moment a fault happened (e.g. "at step 3").
         owner: how the poisoned-pool message names the pool's owner.
         on_fault: called first when the pool is poisoned (the owner marks itself closed).
+        on_stop: called once the workers are stopped (on close and on a fault), e.g. to release
+            shared memory only they mapped.
     """
 
     def __init__(
@@ -117,9 +118,13 @@ class Pool:
         where: Callable[[int], str],
         owner: str,
         on_fault: Optional[Callable[[], None]] = None,
+        on_stop: Optional[Callable[[], None]] = None,
     ) -> None:
+        from multiprocessing.connection import wait  # here, not at import: `import bridge` stays light
+
         self.processes, self.conns, self.names = list(processes), list(conns), list(names)
         self.timeout, self.where, self.owner, self.on_fault = timeout, where, owner, on_fault
+        self.on_stop, self._wait = on_stop, wait
         self.closed = False
         self.failure = ""
 
@@ -157,7 +162,7 @@ class Pool:
         sentinels = [p.sentinel for p in self.processes]
         while pending:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready = wait([self.conns[i] for i in pending] + sentinels, remaining)
+            ready = self._wait([self.conns[i] for i in pending] + sentinels, remaining)
             if not ready:
                 self.fault(pending[0], timed_out(call, BUILD_TIMEOUT if call == "build" else self.timeout), when)
             for i in list(pending):
@@ -194,16 +199,26 @@ class Pool:
                 conn.close()
             except OSError:
                 pass
+        if self.on_stop is not None:
+            self.on_stop()
 
 
 # -- the worker side (our own loop, for bridge.vectorize(workers="process")) ----------------------
-def serve(conn: Connection, env_fn: Callable[[], Any], describe_env: Callable[[Any], Any]) -> None:
+def serve(
+    conn: Any,
+    env_fn: Callable[[], Any],
+    describe_env: Callable[[Any], Any],
+    attach: Optional[Callable[[Any], Any]] = None,
+) -> None:
     """Build one env and serve ``(command, payload)`` requests until told to close.
 
     Replies are ``("ok", result)`` or ``("error", kind, "<Type>: <message>")`` with kind "raised"
     (the env raised: reported, not raised, so the parent can name the env and the step) or
     "unpicklable" (the result could not be pickled). ``command`` is "reset" ``(seed, options)``,
-    "step" ``action`` or "close".
+    "step" ``action`` or "close"; with ``attach``, also "attach" ``payload`` (``attach(payload)``
+    maps shared memory: an object with ``action()``, this worker's action, and ``put(obs) -> bool``)
+    and "step-shared" (the action is ``action()``). Once attached, an observation that ``put``
+    accepts is written there and the reply is ``("shared", result)`` with None in its place.
     """
     try:
         env = env_fn()
@@ -211,15 +226,19 @@ def serve(conn: Connection, env_fn: Callable[[], Any], describe_env: Callable[[A
     except Exception as e:  # noqa: BLE001 - reported to the parent
         _send_error(conn, "raised", describe(e))
         return
+    shared: Any = None
     try:
         while True:
             command, payload = conn.recv()
             if command == "close":
                 break
+            if command == "attach":
+                shared = _attach(conn, attach, payload)
+                continue
             try:
-                if command == "step":
-                    obs, reward, terminated, truncated, info = env.step(payload)
-                    result: Any = (obs, reward, terminated, truncated, info)
+                if command == "step" or command == "step-shared":
+                    action = payload if command == "step" else shared.action()
+                    result: Any = env.step(action)
                 else:  # "reset"
                     seed, options = payload
                     result = env.reset(seed=seed, options=options)
@@ -227,8 +246,11 @@ def serve(conn: Connection, env_fn: Callable[[], Any], describe_env: Callable[[A
                 traceback.print_exc()
                 _send_error(conn, "raised", describe(e))
                 continue
+            tag = "ok"
+            if shared is not None and type(result) is tuple and result and shared.put(result[0]):
+                tag, result = "shared", (None,) + result[1:]
             try:
-                reply = pickle.dumps(("ok", result), protocol=pickle.HIGHEST_PROTOCOL)
+                reply = pickle.dumps((tag, result), protocol=pickle.HIGHEST_PROTOCOL)
             except Exception as e:  # noqa: BLE001 - an info the parent could never read
                 _send_error(conn, "unpicklable", describe(e))
                 continue
@@ -240,5 +262,15 @@ def serve(conn: Connection, env_fn: Callable[[], Any], describe_env: Callable[[A
         conn.close()
 
 
-def _send_error(conn: Connection, kind: str, text: str) -> None:
+def _attach(conn: Any, attach: Optional[Callable[[Any], Any]], payload: Any) -> Any:
+    try:
+        shared = attach(payload)  # type: ignore[misc]
+    except Exception as e:  # noqa: BLE001 - reported to the parent
+        _send_error(conn, "raised", describe(e))
+        return None
+    conn.send(("ok", None))
+    return shared
+
+
+def _send_error(conn: Any, kind: str, text: str) -> None:
     conn.send(("error", kind, text))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from bridge.env import Env
 from bridge.errors import SpecError, error
 from bridge.vector.base import AUTORESET_MODES, Seeds, VectorEnv, VectorStepResult
-from bridge.vector.process import ProcessVectorEnv
 from bridge.vector.sync import SyncVectorEnv
 from bridge.workers import DEFAULT_TIMEOUT
 
@@ -24,6 +23,14 @@ __all__ = [
 ]
 
 _UNSET = object()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ProcessVectorEnv":  # on first use: it imports multiprocessing, `import bridge` does not
+        from bridge.vector.process import ProcessVectorEnv
+
+        return ProcessVectorEnv
+    raise AttributeError(f"module 'bridge.vector' has no attribute {name!r}")
 
 
 def vectorize(
@@ -44,6 +51,8 @@ def vectorize(
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise error(SpecError, "vectorize num_envs", "be an int >= 1", num_envs, "Pass e.g. num_envs=4")
     if workers == "process":
+        from bridge.vector.process import ProcessVectorEnv
+
         seconds: Optional[float] = DEFAULT_TIMEOUT if timeout is _UNSET else timeout  # type: ignore[assignment]
         return ProcessVectorEnv([env_fn] * int(num_envs), autoreset_mode=autoreset_mode, timeout=seconds)
     if workers != "sync":

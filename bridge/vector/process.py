@@ -8,6 +8,13 @@ once; that pool's workers are terminated and joined, so nothing hangs and nothin
 The batch is checked whole by the base before any worker is sent anything. numpy and the standard
 library only; ``env_fn`` must pickle (a class, a module-level function or a ``functools.partial``
 of one: spawn/forkserver workers import it).
+
+Observations and actions of fixed-shape numeric spaces (every neutral space: Box, Discrete,
+MultiDiscrete, MultiBinary, Dicts and Tuples of them) travel through one shared-memory segment
+(:mod:`bridge.vector.shared`): a step sends each worker a two-word command, and the observation
+batch is copied out of the segment once per call (what a step returns is the caller's to keep).
+Any other space, ``shared_memory=False``, or a machine without shared memory keeps the pipes for
+everything, with the same results. ``close()`` (and a fault) unlinks the segment.
 """
 
 from __future__ import annotations
@@ -21,10 +28,13 @@ from bridge import spaces
 from bridge.env import Env
 from bridge.errors import SpecError, error
 from bridge.vector.base import VectorStepResult
+from bridge.vector.shared import SharedBatches, attach
 from bridge.vector.sync import ScalarBatch, check_scalar_step, merge_env_infos, same_spaces
 from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, raised, serve, stop_processes, unpicklable
 
 __all__ = ["ProcessVectorEnv"]
+
+_STEP_SHARED = ("step-shared", None)  # the whole step command when the actions are in shared memory
 
 
 def _describe(env: Env) -> Tuple[Any, ...]:
@@ -45,6 +55,8 @@ class ProcessVectorEnv(ScalarBatch):
             Building an env has a longer deadline (frameworks may import first).
         start_method: "spawn" or "forkserver" (default: forkserver where available, else spawn).
             "fork" is refused: it is unsafe with threads in the parent (TensorFlow, torch).
+        shared_memory: pass observations and actions through shared memory where the spaces
+            allow it (default True); False sends everything through the pipes.
     """
 
     def __init__(
@@ -53,8 +65,10 @@ class ProcessVectorEnv(ScalarBatch):
         autoreset_mode: str = "next-step",
         timeout: Optional[float] = DEFAULT_TIMEOUT,
         start_method: Optional[str] = None,
+        shared_memory: bool = True,
     ) -> None:
         self.autoreset_mode = autoreset_mode
+        self._shared: Optional[SharedBatches] = None
         self.timeout = check_timeout(timeout, "vectorize")
         if not env_fns:
             raise error(SpecError, "vectorize num_envs", "be >= 1", 0, "Pass at least one env")
@@ -64,7 +78,7 @@ class ProcessVectorEnv(ScalarBatch):
         processes: List[Any] = []
         for env_fn in env_fns:
             parent_end, child_end = context.Pipe()
-            process = context.Process(target=serve, args=(child_end, env_fn, _describe), daemon=True)
+            process = context.Process(target=serve, args=(child_end, env_fn, _describe, attach), daemon=True)
             try:
                 process.start()  # pickles env_fn here, in this process
             except Exception as e:
@@ -81,12 +95,31 @@ class ProcessVectorEnv(ScalarBatch):
             conns.append(parent_end)
             processes.append(process)
         names = [f"env {i}" for i in range(self.num_envs)]
-        self.pool = Pool(processes, conns, names, self.timeout, self._where, "ProcessVectorEnv")
+        self.pool = Pool(processes, conns, names, self.timeout, self._where, "ProcessVectorEnv", on_stop=self._release)
         replies = self.pool.gather(range(self.num_envs), "build", "at construction")
         described = [self._reply(i, reply, "build") for i, reply in enumerate(replies)]
         self.pool.names = [f"env {i} ({d[4]})" for i, d in enumerate(described)]
         same_spaces([(d[0], d[1]) for d in described], self.close)
         self.single_observation_space, self.single_action_space, self.metadata, self.render_mode, _ = described[0]
+        if shared_memory:
+            self._share()
+
+    def _share(self) -> None:
+        """Map one segment into every worker (nothing changes when the spaces or the machine cannot)."""
+        self._shared = SharedBatches.open(self.single_observation_space, self.single_action_space, self.num_envs)
+        if self._shared is None:
+            return
+        for i in range(self.num_envs):
+            self.pool.send(i, ("attach", (self._shared.handle, i)))
+        for i, reply in enumerate(self.pool.gather(range(self.num_envs), "attach", "at construction")):
+            if reply[0] == "error":
+                fix = "Check that /dev/shm is writable and large enough, or pass shared_memory=False"
+                self.pool.fault(i, ("map the pool's shared memory", reply[2], fix), "at construction")
+
+    @property
+    def shared_memory(self) -> bool:
+        """True while observations and actions travel through shared memory (see the module doc)."""
+        return self._shared is not None
 
     def reset_envs(self, mask: np.ndarray, seeds: List[Optional[int]], options: Optional[dict]) -> Tuple[Any, dict]:
         self.pool.require_open()
@@ -99,8 +132,12 @@ class ProcessVectorEnv(ScalarBatch):
         self.pool.require_open()
         n, space = self.num_envs, self.single_action_space
         chosen = np.flatnonzero(active).tolist()
-        for i in chosen:
-            self.pool.send(i, ("step", spaces.iterate(space, actions, i)))
+        if self._shared is not None and self._shared.put_actions(actions):
+            for i in chosen:
+                self.pool.send(i, _STEP_SHARED)
+        else:  # no segment, or a batch of other dtypes (check_actions=False): the pipes, as given
+            for i in chosen:
+                self.pool.send(i, ("step", spaces.iterate(space, actions, i)))
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
         truncated = np.zeros(n, dtype=bool)
@@ -108,8 +145,9 @@ class ProcessVectorEnv(ScalarBatch):
         for i, reply in zip(chosen, self.pool.gather(chosen, "step")):
             out = check_scalar_step(self._reply(i, reply, "step"), self.pool.name(i))
             obs, rewards[i], terminated[i], truncated[i], infos[i] = out
-            self._keep(i, obs, "step", self.pool.name(i))
-        return self._stack(), rewards, terminated, truncated, merge_env_infos(infos, n)
+            if reply[0] != "shared":
+                self._keep_piped(i, obs, "step")
+        return self._batch(), rewards, terminated, truncated, merge_env_infos(infos, n)
 
     @property
     def processes(self) -> List[Any]:
@@ -131,8 +169,25 @@ class ProcessVectorEnv(ScalarBatch):
         infos: List[Optional[dict]] = [None] * self.num_envs
         for i, reply in zip(chosen, self.pool.gather(chosen, "reset", None)):
             obs, infos[i] = self._reply(i, reply, "reset")
-            self._keep(i, obs, "reset", self.pool.name(i))
-        return self._stack(), merge_env_infos(infos, self.num_envs)
+            if reply[0] != "shared":
+                self._keep_piped(i, obs, "reset")
+        return self._batch(), merge_env_infos(infos, self.num_envs)
+
+    def _keep_piped(self, i: int, obs: Any, where: str) -> None:
+        """An observation that came through the pipe, checked (with a segment: one its worker's check
+        refused, so this raises the error the pipes alone would raise)."""
+        self._keep(i, obs, where, self.pool.name(i))
+        if self._shared is not None:
+            self._shared.put_observation(i, obs)
+
+    def _batch(self) -> Any:
+        """The observation batch, a fresh copy (never a view of the segment)."""
+        return self._stack() if self._shared is None else self._shared.observation_batch()
+
+    def _release(self) -> None:
+        if self._shared is not None:
+            self._shared.release()  # workers are stopped: the segment is unlinked, not reused
+            self._shared = None
 
     def _reply(self, i: int, reply: Any, call: str) -> Any:
         if reply[0] == "error":

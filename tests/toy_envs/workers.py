@@ -57,3 +57,35 @@ class Ticker(Env):
                 return np.full(1, self.steps, dtype=np.float32), 0.0, False, False, {"handle": threading.Lock()}
         self.steps += 1
         return np.full(1, self.steps, dtype=np.float32), 0.0, False, False, {}
+
+
+class Echo(Env):
+    """Dict action ``{"move": Box(-1, 1, (2,), float32), "pick": Discrete(3)}``, echoed back as a Tuple
+    observation ``(move, one-hot of pick as MultiBinary(3), step count as Discrete(1000))``; with
+    ``bad_at`` the observation of that step is float64 (outside its space)."""
+
+    def __init__(self, bad_at: Optional[int] = None) -> None:
+        self.bad_at = bad_at
+        self.action_space = spaces.Dict({"move": spaces.Box(-1.0, 1.0, (2,), np.float32), "pick": spaces.Discrete(3)})
+        self.observation_space = spaces.Tuple(
+            [spaces.Box(-1.0, 1.0, (2,), np.float32), spaces.MultiBinary(3), spaces.Discrete(1000)]
+        )
+        self.steps = 0
+        self.kept: list = []  # every action received, as received (a worker must hand over its own copy)
+
+    def _obs(self, move: np.ndarray, pick: int) -> tuple:
+        one_hot = np.zeros(3, dtype=np.int8)
+        one_hot[pick] = 1
+        return (move, one_hot, self.steps)
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[tuple, dict]:
+        super().reset(seed=seed)
+        self.steps = 0
+        return self._obs(np.zeros(2, dtype=np.float32), 0), {"seed": -1 if seed is None else seed}
+
+    def step(self, action: Any) -> Tuple[tuple, float, bool, bool, dict]:
+        self.kept.append(action)
+        self.steps += 1
+        move = action["move"] if self.steps != self.bad_at else action["move"].astype(np.float64)
+        first = self.kept[0]["move"].tolist()
+        return self._obs(move, int(action["pick"])), float(action["pick"]), self.steps % 5 == 0, False, {"first": first}
