@@ -6,11 +6,17 @@ of a neutral example, or a gym 0.23 env written by hand for DreamerV2 (dict obse
 ``info["is_terminal"]``). Rounds alternate; the best round of each counts. Target: ratio >= 0.95.
 
 Run: CUDA_VISIBLE_DEVICES= TF_CPP_MIN_LOG_LEVEL=2 python benchmarks/bench_dreamerv2.py [--steps N]
+
+``--instructions`` counts CPU instructions per chain step under callgrind instead (repeatable where
+wall clock on a shared VM is not; target hand / ours >= 0.97). Each count imports TensorFlow under
+valgrind: allow a few minutes.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 from typing import Any, Callable, List
 
@@ -88,6 +94,32 @@ def steps_per_second(chain: Any, actions: List[dict]) -> float:
     return len(actions) / (time.perf_counter() - started)
 
 
+def _tapes(steps: int) -> tuple:
+    rng = np.random.default_rng(0)
+    one_hots = [{"action": np.eye(4, dtype=np.float32)[i]} for i in rng.integers(0, 4, steps)]
+    moves = [{"action": a} for a in rng.uniform(-1, 1, (steps, 2)).astype(np.float32)]
+    return one_hots, moves
+
+
+CHAINS = {
+    ("GridWorld", "ours"): lambda: to_dreamerv2(GridWorld(), time_limit=100, seed=0),
+    ("GridWorld", "hand"): lambda: dreamer_chain(HandGridWorld(), True, 100),
+    ("PointMass", "ours"): lambda: to_dreamerv2(PointMass(), time_limit=50, seed=0),
+    ("PointMass", "hand"): lambda: dreamer_chain(HandPointMass(), False, 50),
+}
+
+
+def _child(env: str, variant: str, steps: int) -> None:
+    """Step one chain over the tape (runs inside callgrind; 0 steps measures the set-up alone)."""
+    one_hots, moves = _tapes(4096)
+    actions = one_hots if env == "GridWorld" else moves
+    chain = CHAINS[(env, variant)]()
+    chain.reset()
+    for i in range(steps):
+        if chain.step(actions[i & 4095])["is_last"]:
+            chain.reset()
+
+
 def compare(name: str, ours: Callable[[], Any], hand: Callable[[], Any], actions: List[dict], rounds: int) -> None:
     best = {"to_dreamerv2": 0.0, "hand-written": 0.0}
     makers = [("to_dreamerv2", ours), ("hand-written", hand)]
@@ -106,27 +138,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=5_000)
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)  # env variant steps, run by callgrind
     args = parser.parse_args()
-    rng = np.random.default_rng(0)
-    one_hots = [{"action": np.eye(4, dtype=np.float32)[i]} for i in rng.integers(0, 4, args.steps)]
-    moves = [{"action": a} for a in rng.uniform(-1, 1, (args.steps, 2)).astype(np.float32)]
+    if args.child:
+        _child(args.child[0], args.child[1], int(args.child[2]))
+        return
+    if args.instructions:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from callgrind import instructions_per_step
+
+        steps = min(args.steps, 4000)
+        print(f"DreamerV2 chain, instructions per step (callgrind, {steps} steps minus 0); target hand / ours >= 0.97")
+        for env in ("GridWorld", "PointMass"):
+            ours, hand = (instructions_per_step(__file__, (env, v), steps) for v in ("ours", "hand"))
+            print(
+                f"{env:<10} to_dreamerv2 {ours:>9,.0f}   hand-written gym 0.23 {hand:>9,.0f}   ratio {hand / ours:.3f}"
+            )
+        return
+    one_hots, moves = _tapes(args.steps)
     print(
         f"DreamerV2 chain steps/s, {args.steps} steps, best of {args.rounds} alternating rounds (target ratio >= 0.95)"
     )
-    compare(
-        "GridWorld (discrete)",
-        lambda: to_dreamerv2(GridWorld(), time_limit=100, seed=0),
-        lambda: dreamer_chain(HandGridWorld(), True, 100),
-        one_hots,
-        args.rounds,
-    )
-    compare(
-        "PointMass (continuous)",
-        lambda: to_dreamerv2(PointMass(), time_limit=50, seed=0),
-        lambda: dreamer_chain(HandPointMass(), False, 50),
-        moves,
-        args.rounds,
-    )
+    compare("GridWorld (discrete)", CHAINS[("GridWorld", "ours")], CHAINS[("GridWorld", "hand")], one_hots, args.rounds)
+    compare("PointMass (continuous)", CHAINS[("PointMass", "ours")], CHAINS[("PointMass", "hand")], moves, args.rounds)
 
 
 if __name__ == "__main__":
