@@ -11,8 +11,8 @@ Presets change model and data sizes (and ``control`` the learning settings), nev
 * ``"control"``: for low-dimensional vector control: 64-unit networks, batch 16 x 16, and
   DreamerV2's own dmc learning settings (free nats 1, unclipped rewards, no end prioritisation,
   a small actor entropy) with learning rates raised for short runs. PointMass goes from a random
-  policy's return to near-optimal within ~6,000 steps (~4 minutes on 2 CPU cores; see
-  ``benchmarks/bench_dreamerv2_learning.py``);
+  policy's return to near-optimal within 10,000 steps (6,500-10,000 in six runs; 12,000 steps take
+  ~4 minutes on 2 CPU cores; see ``benchmarks/bench_dreamerv2_learning.py``);
 * ``"default"``: DreamerV2's own ``configs.yaml`` defaults, unchanged.
 """
 
