@@ -33,6 +33,10 @@ _ENV_FIX = "Restore snapshots only into the env class that made them"
 _WRAPPER_FIX = "Restore snapshots only into the wrapper stack that made them"
 
 
+_ENV_KEYS = (frozenset(("class", "state")), frozenset(("class", "state", "rng")))
+_WRAPPER_KEYS = frozenset(("class", "state", "env"))
+
+
 def _check_keys(snapshot: dict, required: Tuple[str, ...], optional: Tuple[str, ...], fix: str) -> None:
     keys = set(snapshot)
     if not set(required) <= keys <= set(required) | set(optional):
@@ -189,17 +193,19 @@ class Env:
         if self._snapshot_unsupported():
             raise ContractError(self._why_no_snapshot())
         check_snapshot_owner(self, snapshot, _ENV_FIX)
-        _check_keys(snapshot, ("class", "state"), ("rng",), _ENV_FIX)
+        keys = snapshot.keys()
+        if type(snapshot) is not dict or (keys != _ENV_KEYS[0] and keys != _ENV_KEYS[1]):  # the sets: ~10x faster
+            _check_keys(snapshot, ("class", "state"), ("rng",), _ENV_FIX)
         if "rng" in snapshot:  # its kind here; its values when applied, rolled back if they do not fit
             _snapshot.check_rng_kind(self.np_random, snapshot["rng"])
 
     def _rollback_point(self) -> Any:
         # exact as long as get_state() returns copies, as its contract asks
-        return self.get_state(), self.np_random.bit_generator.state
+        return self.get_state(), _snapshot.rng_point(self.np_random)
 
     def _roll_back(self, point: Any) -> None:
         self.set_state(point[0])
-        self.np_random.bit_generator.state = point[1]
+        _snapshot.roll_back_rng(self.np_random, point[1])
 
     def _apply_snapshot(self, snapshot: dict) -> None:
         _set_state(self, snapshot["state"])
@@ -272,7 +278,8 @@ class Wrapper(Env):
 
     def _check_snapshot(self, snapshot: Any) -> None:
         check_snapshot_owner(self, snapshot, _WRAPPER_FIX)
-        _check_keys(snapshot, ("class", "state", "env"), (), _WRAPPER_FIX)
+        if type(snapshot) is not dict or snapshot.keys() != _WRAPPER_KEYS:
+            _check_keys(snapshot, ("class", "state", "env"), (), _WRAPPER_FIX)
         if _standard(self.env):
             self.env._check_snapshot(snapshot["env"])
 

@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
-from bridge import _plaindata, safe_files, safe_json
+from bridge import _pcg64, _plaindata, safe_files, safe_json
 from bridge.errors import ContractError, SpecError, message
 from bridge.safe_files import LIMITS, Limits
 
@@ -35,6 +35,8 @@ __all__ = [
     "check_rng_state",
     "check_rng_kind",
     "apply_rng_state",
+    "rng_point",
+    "roll_back_rng",
     "save",
     "load",
     "to_json",
@@ -50,7 +52,22 @@ _SCRATCH: Dict[type, Any] = {}  # one spare bit generator per kind, to try a sta
 # -- the RNG ---------------------------------------------------------------------------------------
 def rng_state(rng: np.random.Generator) -> dict:
     """The Generator's bit-generator state with every int as a decimal string."""
-    return _ints_to_str(rng.bit_generator.state)
+    raw = _pcg64.read(rng.bit_generator)  # a PCG64's bytes: the same dict without .state's round trip
+    return _ints_to_str(rng.bit_generator.state) if raw is None else _pcg64.encode(raw)
+
+
+def rng_point(rng: np.random.Generator) -> Any:
+    """The state to put back with :func:`roll_back_rng` should a restore fail (not plain data)."""
+    raw = _pcg64.read(rng.bit_generator)
+    return rng.bit_generator.state if raw is None else raw
+
+
+def roll_back_rng(rng: np.random.Generator, point: Any) -> None:
+    """Put back the state :func:`rng_point` took."""
+    if type(point) is bytes:
+        _pcg64.write(rng.bit_generator, point)
+    else:
+        rng.bit_generator.state = point
 
 
 def check_rng_state(rng: np.random.Generator, state: Any) -> dict:
@@ -82,6 +99,10 @@ def check_rng_kind(rng: np.random.Generator, state: Any) -> None:
 def apply_rng_state(rng: np.random.Generator, state: Any) -> None:
     """:func:`set_rng_state` without the spare: for callers that roll ``rng`` back themselves
     when this raises (``Env.restore_state``), so a restore pays for one state assignment."""
+    raw = _pcg64.decode(state)  # a PCG64 state as rng_state() writes it; anything else goes the long way
+    if raw is not None and type(rng.bit_generator) is np.random.PCG64:
+        _pcg64.write(rng.bit_generator, raw)
+        return
     _assign(rng.bit_generator, _decoded(rng, state), rng, state)
 
 
