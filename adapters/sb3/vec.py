@@ -97,7 +97,7 @@ class BatchedVecEnv(VecEnv):
         if len(infos) > 2 + ("final_info" in infos):  # the env reported something besides the autoreset keys
             _scatter(infos, out)
         if "final_info" in infos:  # the base adds it exactly when some env ended
-            self._finish(out, np.flatnonzero(dones), infos["final_obs"], infos["final_info"], terminated, truncated)
+            self._finish(out, dones.nonzero()[0], infos["final_obs"], infos["final_info"], terminated, truncated)
         return self._encode(obs), rewards.astype(np.float32), dones, out
 
     def _finish(
@@ -106,8 +106,11 @@ class BatchedVecEnv(VecEnv):
         """SB3's end-of-episode keys for the ended envs (the only per-env loop, over them alone)."""
         final = self._encode(final_obs)
         now = round(time.time() - self._t_start, 6)
-        final_keys = [k for k in final_info if not k.startswith("_") and k not in _FINAL] if final_info else ()
-        masks = {k: final_info.get("_" + k, np.ones(self.num_envs, bool)) for k in final_keys}
+        final_keys: List[str] = []
+        masks = {}
+        if final_info:
+            final_keys = [k for k in final_info if not k.startswith("_") and k not in _FINAL]
+            masks = {k: final_info.get("_" + k, np.ones(self.num_envs, bool)) for k in final_keys}
         index = ended.tolist()
         if self._dict_obs:
             picked = [{k: v[i] for k, v in final.items()} for i in index]
