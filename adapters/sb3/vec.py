@@ -5,15 +5,14 @@ built with, owns the lifecycle and the output checks; the export checks each bat
 before any sub-env moves and presents float64 observations as float32 (the one float policy).
 SB3's conventions are kept: automatic reset on the ending step,
 ``info["terminal_observation"]``, ``info["TimeLimit.truncated"] = truncated and not terminated``
-and Monitor-style ``info["episode"] = {"r", "l", "t"}``. The only per-env Python work is a loop
-over the envs whose episode just ended. Envs with nothing to report share one read-only empty
-mapping as their info (copy it before writing: ``dict(info)``).
+and Monitor-style ``info["episode"] = {"r", "l", "t"}``. Every env gets a fresh dict each step
+(VecMonitor and users write into them, so none is shared or reused); the only per-env Python loop
+is over the envs whose episode just ended.
 """
 
 from __future__ import annotations
 
 import time
-import types
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
@@ -29,7 +28,6 @@ from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
 
 __all__ = ["BatchedVecEnv"]
 
-_EMPTY = types.MappingProxyType({})  # the info of an env with nothing to report
 _FINAL = ("final_obs", "_final_obs", "final_info")  # the VectorEnv base's same-step autoreset keys
 
 
@@ -57,7 +55,8 @@ class BatchedVecEnv(VecEnv):
         self._dict_obs = isinstance(self.observation_lowering.space, gymnasium.spaces.Dict)
         self._actions: Any = None
         self._returns = np.zeros(n, dtype=np.float64)
-        self._lengths = np.zeros(n, dtype=np.int64)
+        self._begin = np.zeros(n, dtype=np.int64)  # the step count at which each episode began
+        self._count = 0  # steps since reset(): an episode's length is count - begin, nothing per env
         self._t_start = time.time()
         super().__init__(n, self.observation_lowering.space, self.action_lowering.space)
 
@@ -69,7 +68,8 @@ class BatchedVecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self._returns[:] = 0.0
-        self._lengths[:] = 0
+        self._begin[:] = 0
+        self._count = 0
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return self._encode(obs)
 
@@ -77,7 +77,7 @@ class BatchedVecEnv(VecEnv):
         self.neutral.check_running()  # misuse is named before the actions
         if self._invalid is not None:
             bad = self._invalid(actions, "actions")
-            if bad is None and np.shape(actions)[:1] != (self.num_envs,):
+            if bad is None and len(actions) != self.num_envs:  # a passed batch is an array of ndim >= 1
                 bad = (
                     "actions",
                     f"hold one action per env ({self.num_envs})",
@@ -91,48 +91,46 @@ class BatchedVecEnv(VecEnv):
     def step_wait(self) -> Any:
         obs, rewards, terminated, truncated, infos = self.neutral.step_validated(self._decode(self._actions))
         self._returns += rewards
-        self._lengths += 1
-        dones = terminated | truncated
-        # envs with nothing to report share one read-only empty mapping (SB3 writes only to the
-        # infos of ended envs, which get their own dicts); building n dicts per step would cost
-        # as much as stepping the whole batch
-        out: List[Any] = [_EMPTY] * self.num_envs
+        self._count += 1
+        dones = infos["_final_obs"]  # the base's terminated | truncated (same-step mode)
+        out: List[dict] = [{} for _ in range(self.num_envs)]  # fresh: SB3 and users write into them
         if len(infos) > 2 + ("final_info" in infos):  # the env reported something besides the autoreset keys
             _scatter(infos, out)
-        if dones.any():
-            ended = np.flatnonzero(dones)
-            self._finish(out, ended, infos["final_obs"], infos["final_info"], truncated & ~terminated)
+        if "final_info" in infos:  # the base adds it exactly when some env ended
+            self._finish(out, dones.nonzero()[0], infos["final_obs"], infos["final_info"], terminated, truncated)
         return self._encode(obs), rewards.astype(np.float32), dones, out
 
-    def _finish(self, out: List[Any], ended: np.ndarray, final_obs: Any, final_info: dict, cut: np.ndarray) -> None:
+    def _finish(
+        self, out: List[dict], ended: np.ndarray, final_obs: Any, final_info: dict, terminated: Any, truncated: Any
+    ) -> None:
         """SB3's end-of-episode keys for the ended envs (the only per-env loop, over them alone)."""
         final = self._encode(final_obs)
         now = round(time.time() - self._t_start, 6)
-        final_keys = [k for k in final_info if not k.startswith("_") and k not in _FINAL] if final_info else ()
-        masks = {k: final_info.get("_" + k, np.ones(self.num_envs, bool)) for k in final_keys}
+        final_keys: List[str] = []
+        masks = {}
+        if final_info:
+            final_keys = [k for k in final_info if not k.startswith("_") and k not in _FINAL]
+            masks = {k: final_info.get("_" + k, np.ones(self.num_envs, bool)) for k in final_keys}
         index = ended.tolist()
         if self._dict_obs:
             picked = [{k: v[i] for k, v in final.items()} for i in index]
         else:
             picked = list(final[ended])
-        rows = zip(
-            index,
-            picked,
-            cut[ended].tolist(),
-            np.round(self._returns[ended], 6).tolist(),
-            self._lengths[ended].tolist(),
-        )
-        for i, terminal, time_out, ret, length in rows:
+        # on bools, truncated > terminated is truncated and not terminated: one numpy call, not two
+        cut = (truncated > terminated)[ended].tolist()
+        returns = self._returns[ended].tolist()
+        lengths = (self._count - self._begin[ended]).tolist()
+        for i, terminal, time_out, ret, length in zip(index, picked, cut, returns, lengths):
             info = {
                 "terminal_observation": terminal,
                 "TimeLimit.truncated": time_out,
-                "episode": {"r": ret, "l": length, "t": now},
+                "episode": {"r": round(ret, 6), "l": length, "t": now},  # Monitor's rounding
             }
             if final_info:  # SB3 shows the ending step's info (the new episode's is a reset info)
                 info = {**{k: final_info[k][i] for k in final_keys if masks[k][i]}, **info}
             out[i] = info
         self._returns[ended] = 0.0
-        self._lengths[ended] = 0
+        self._begin[ended] = self._count
 
     # -- the rest of SB3's VecEnv interface: one env object serves every index ---------------------
     def close(self) -> None:
@@ -163,6 +161,4 @@ def _scatter(infos: dict, out: List[Any]) -> None:
         mask = infos.get("_" + key)
         where = np.flatnonzero(mask).tolist() if mask is not None else range(len(out))
         for i in where:
-            if out[i] is _EMPTY:
-                out[i] = {}
             out[i][key] = value[i]
