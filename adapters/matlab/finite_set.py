@@ -87,7 +87,7 @@ class rlFiniteSetSpec:
 
     def elements_at(self, indices: np.ndarray) -> np.ndarray:
         """The elements at a batch of indices, stacked on a leading axis."""
-        return self._values[np.asarray(indices)]
+        return self._values[indices if type(indices) is np.ndarray else np.asarray(indices)]
 
     def index(self, value: Any, subject: str = "value") -> int:
         """The neutral index of element ``value``; a ContractError if it is not an element."""

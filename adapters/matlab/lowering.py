@@ -31,6 +31,7 @@ __all__ = [
     "action_encoder",
     "numeric_decoder",
     "finite_decoder",
+    "finite_encoder",
 ]
 
 Decoder = Callable[[Any, str], Any]  # (MATLAB value, what it is called in errors) -> neutral value
@@ -79,9 +80,14 @@ def numeric_decoder(spec: rlNumericSpec, batch: Optional[int] = None) -> Decoder
     ):
         low, high = space.low, space.high
 
+    same = neutral == dtype
+    ndarray = np.ndarray
+
     def encode(value: Any, subject: str) -> np.ndarray:
-        if type(value) is np.ndarray and value.dtype == dtype and value.shape == want:
-            arr = value.astype(neutral)  # a copy: the user's buffer may change later
+        # builtin dtypes are singletons: `is` is the cheap test (an equal non-canonical dtype takes
+        # the general path); copy() costs about half of astype() (callgrind)
+        if type(value) is ndarray and value.dtype is dtype and value.shape == want:
+            arr = value.copy() if same else value.astype(neutral)  # a copy: the user's buffer may change later
         else:
             arr = _lossless(value, spec, subject, want, batch).astype(neutral)
         if low is not None:
@@ -156,6 +162,20 @@ def _lossless(value: Any, spec: rlNumericSpec, subject: str, want: Tuple[int, ..
     return cast
 
 
+def finite_encoder(spec: rlFiniteSetSpec) -> Callable[[Any], Any]:
+    """Neutral index -> element value, by one lookup in a table built once (the elements are
+    immutable: numpy scalars or read-only arrays); any other index takes ``spec.element``."""
+    table = {i: spec.element(i) for i in range(spec.to_space().n)}
+
+    def element(index: Any) -> Any:
+        try:
+            return table[index]  # int, np.integer and equal numbers hash alike
+        except (KeyError, TypeError):
+            return spec.element(index)
+
+    return element
+
+
 def finite_decoder(spec: rlFiniteSetSpec, batch: Optional[int] = None) -> Decoder:
     """MATLAB element value -> neutral index (np.int64), or an int64 array of indices."""
     if batch is None:
@@ -192,7 +212,7 @@ def channels_decoder(specs: List[Any], keys: Optional[List[str]], batch: Optiona
 def _neutral_to_matlab(spec: Any, batch: bool = False) -> Callable[[Any], Any]:
     """Neutral value -> the MATLAB value the user's functions see."""
     if isinstance(spec, rlFiniteSetSpec):
-        return spec.elements_at if batch else spec.element
+        return spec.elements_at if batch else finite_encoder(spec)
     if spec.DataType == "logical":
         return lambda x: np.asarray(x).astype(bool)
     return lambda x: x
