@@ -5,13 +5,15 @@ in a CartPole snapshot+restore pair (a read to clone, a read for the rollback po
 restore) that was most of the work. A PCG64 keeps its state in numpy's C struct: ``state`` and
 ``inc`` as two 128-bit ints (32 bytes) behind the pointer at ``bit_generator.ctypes.state_address``,
 then ``has_uint32`` and ``uinteger`` (8 bytes) beside that pointer. This module copies those 40
-bytes. The struct is numpy's private layout, so it is checked against the public ``state`` once
+bytes, as a pair (the 32 state bytes, the 8 beside them) so that neither a read nor a write
+slices. The struct is numpy's private layout, so it is checked against the public ``state`` once
 (on a scratch generator with every field distinct) and again for each generator before its bytes
 are used; where it does not match, :func:`read` returns None and callers use ``state``.
 
 The bytes <-> decimal strings step (the snapshot's encoding of the ints) remembers its last
-answer, keyed by the whole value: a clone right after a restore of the same state (the common
-rewind loop) skips four int/str conversions. Nothing here can return another state than asked.
+answer, keyed by the whole value (the bytes one way, a private copy of the state dict compared by
+value the other): a clone right after a restore of the same state (the common rewind loop) skips
+four int/str conversions. Nothing here can return another state than asked.
 """
 
 from __future__ import annotations
@@ -22,25 +24,28 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["read", "write", "encode", "decode"]
+__all__ = ["Raw", "read", "write", "encode", "decode"]
+
+Raw = Tuple[bytes, bytes]  # (state and inc: 32 bytes, has_uint32 and uinteger: 8 bytes)
 
 _EXTRA = struct.Struct("=iI")  # has_uint32 (int), uinteger (uint32)
 _POINTER = ctypes.sizeof(ctypes.c_void_p)
 _VIEWS: Dict[int, Tuple[Any, Any, Any]] = {}  # id(bit generator) -> (it, its state, its extra)
 _MAX_VIEWS = 16
 _LAYOUT_OK: Optional[bool] = None  # the one-time check on a scratch generator
-_MEMO: Tuple[bytes, Tuple[str, str, str, str]] = (b"", ("", "", "", ""))  # last raw <-> strings
+# the last raw <-> its strings and its state dict (a private one, never handed out)
+_MEMO: Tuple[Raw, Tuple[str, ...], dict] = ((b"", b""), (), {})
 
 
-def _ints(raw: bytes) -> Tuple[int, int, int, int]:
-    has_uint32, uinteger = _EXTRA.unpack_from(raw, 32)
-    return int.from_bytes(raw[:16], "little"), int.from_bytes(raw[16:32], "little"), has_uint32, uinteger
+def _ints(raw: Raw) -> Tuple[int, int, int, int]:
+    has_uint32, uinteger = _EXTRA.unpack(raw[1])
+    return int.from_bytes(raw[0][:16], "little"), int.from_bytes(raw[0][16:], "little"), has_uint32, uinteger
 
 
 def _matches(views: Tuple[Any, Any, Any]) -> bool:
     state = views[0].state
     expected = (state["state"]["state"], state["state"]["inc"], state["has_uint32"], state["uinteger"])
-    return _ints(views[1].raw + views[2].raw) == expected
+    return _ints((views[1].raw, views[2].raw)) == expected
 
 
 def _open(bit_generator: Any) -> Tuple[Any, Any, Any]:
@@ -66,9 +71,7 @@ def _layout_ok() -> bool:
 
 
 def _views(bit_generator: Any) -> Optional[Tuple[Any, Any, Any]]:
-    views = _VIEWS.get(id(bit_generator))
-    if views is not None and views[0] is bit_generator:  # the entry holds it: its id is not reused
-        return views
+    """Open (and keep) the views of a PCG64 that :func:`read` and :func:`write` have no entry for."""
     if type(bit_generator) is not np.random.PCG64 or not _layout_ok():
         return None
     views = _open(bit_generator)
@@ -80,15 +83,21 @@ def _views(bit_generator: Any) -> Optional[Tuple[Any, Any, Any]]:
     return views
 
 
-def read(bit_generator: Any) -> Optional[bytes]:
+def read(bit_generator: Any) -> Optional[Raw]:
     """The 40 state bytes of a PCG64, or None for another bit generator (use ``.state``)."""
-    views = _views(bit_generator)
-    return None if views is None else views[1].raw + views[2].raw
+    views = _VIEWS.get(id(bit_generator))
+    if views is None or views[0] is not bit_generator:  # held in the entry, its id is not reused
+        views = _views(bit_generator)
+        if views is None:
+            return None
+    return views[1].raw, views[2].raw
 
 
-def write(bit_generator: Any, raw: bytes) -> None:
+def write(bit_generator: Any, raw: Raw) -> None:
     """Set a PCG64 to ``raw`` (from :func:`read` or :func:`decode`)."""
-    views = _views(bit_generator)
+    views = _VIEWS.get(id(bit_generator))
+    if views is None or views[0] is not bit_generator:
+        views = _views(bit_generator)
     if views is None:  # only for a generator read() refused, which has no raw bytes to be given
         state, inc, has_uint32, uinteger = _ints(raw)
         bit_generator.state = {
@@ -98,19 +107,10 @@ def write(bit_generator: Any, raw: bytes) -> None:
             "uinteger": uinteger,
         }
         return
-    views[1].raw = raw[:32]
-    views[2].raw = raw[32:]
+    views[1].raw, views[2].raw = raw
 
 
-def encode(raw: bytes) -> dict:
-    """``raw`` as a snapshot's RNG state: ``bit_generator.state`` with every int a decimal string."""
-    global _MEMO
-    memo = _MEMO
-    if raw == memo[0]:
-        strings = memo[1]
-    else:
-        strings = tuple(str(v) for v in _ints(raw))  # type: ignore[assignment]
-        _MEMO = (raw, strings)
+def _state(strings: Tuple[str, str, str, str]) -> dict:
     state, inc, has_uint32, uinteger = strings
     return {
         "bit_generator": "PCG64",
@@ -120,25 +120,42 @@ def encode(raw: bytes) -> dict:
     }
 
 
-def decode(snapshot_rng: Any) -> Optional[bytes]:
+def encode(raw: Raw) -> dict:
+    """``raw`` as a snapshot's RNG state: ``bit_generator.state`` with every int a decimal string."""
+    global _MEMO
+    memo = _MEMO
+    if raw == memo[0]:
+        strings = memo[1]
+    else:
+        strings = tuple(str(v) for v in _ints(raw))  # type: ignore[assignment]
+        _MEMO = (raw, strings, _state(strings))
+    return _state(strings)
+
+
+def decode(snapshot_rng: Any) -> Optional[Raw]:
     """The raw bytes of a snapshot RNG state exactly as :func:`encode` writes them (plain decimal
     strings in range, no leading zeros), or None for anything else: the caller's general path decides about that."""
     global _MEMO
-    if type(snapshot_rng) is not dict or len(snapshot_rng) != 4 or snapshot_rng.get("bit_generator") != "PCG64":
+    if type(snapshot_rng) is not dict:
+        return None
+    memo = _MEMO
+    try:
+        if snapshot_rng == memo[2]:  # equal by value to the last state seen: its bytes are known
+            return memo[0]
+    except Exception:  # a leaf that cannot be compared (an array, say): the general path refuses it
+        return None
+    if len(snapshot_rng) != 4 or snapshot_rng.get("bit_generator") != "PCG64":
         return None
     inner = snapshot_rng.get("state")
     if type(inner) is not dict or len(inner) != 2:
         return None
     strings = (inner.get("state"), inner.get("inc"), snapshot_rng.get("has_uint32"), snapshot_rng.get("uinteger"))
-    memo = _MEMO
-    if strings == memo[1] and type(strings[0]) is type(strings[1]) is type(strings[2]) is type(strings[3]) is str:
-        return memo[0]
     for text in strings:  # canonical decimals only ("007" goes the long way, and is never remembered)
         if type(text) is not str or not (text.isascii() and text.isdigit()) or (text[0] == "0" and len(text) > 1):
             return None
     state, inc, has_uint32, uinteger = int(strings[0]), int(strings[1]), int(strings[2]), int(strings[3])
     if state >> 128 or inc >> 128 or has_uint32 > 1 or uinteger >> 32:
         return None
-    raw = state.to_bytes(16, "little") + inc.to_bytes(16, "little") + _EXTRA.pack(has_uint32, uinteger)
-    _MEMO = (raw, strings)  # type: ignore[assignment]
+    raw = (state.to_bytes(16, "little") + inc.to_bytes(16, "little"), _EXTRA.pack(has_uint32, uinteger))
+    _MEMO = (raw, strings, _state(strings))  # type: ignore[assignment]
     return raw

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -35,6 +35,8 @@ __all__ = [
     "check_rng_state",
     "check_rng_kind",
     "apply_rng_state",
+    "rng_bytes",
+    "write_rng_bytes",
     "rng_point",
     "roll_back_rng",
     "save",
@@ -64,7 +66,7 @@ def rng_point(rng: np.random.Generator) -> Any:
 
 def roll_back_rng(rng: np.random.Generator, point: Any) -> None:
     """Put back the state :func:`rng_point` took."""
-    if type(point) is bytes:
+    if type(point) is tuple:
         _pcg64.write(rng.bit_generator, point)
     else:
         rng.bit_generator.state = point
@@ -99,11 +101,22 @@ def check_rng_kind(rng: np.random.Generator, state: Any) -> None:
 def apply_rng_state(rng: np.random.Generator, state: Any) -> None:
     """:func:`set_rng_state` without the spare: for callers that roll ``rng`` back themselves
     when this raises (``Env.restore_state``), so a restore pays for one state assignment."""
-    raw = _pcg64.decode(state)  # a PCG64 state as rng_state() writes it; anything else goes the long way
-    if raw is not None and type(rng.bit_generator) is np.random.PCG64:
+    raw = rng_bytes(rng, state)
+    if raw is not None:
         _pcg64.write(rng.bit_generator, raw)
         return
     _assign(rng.bit_generator, _decoded(rng, state), rng, state)
+
+
+def rng_bytes(rng: np.random.Generator, state: Any) -> Optional[_pcg64.Raw]:
+    """The raw bytes of ``state`` when ``rng`` is a PCG64 and ``state`` is exactly as
+    :func:`rng_state` writes it (then :func:`write_rng_bytes` cannot fail); None otherwise."""
+    return _pcg64.decode(state) if type(rng.bit_generator) is np.random.PCG64 else None
+
+
+def write_rng_bytes(rng: np.random.Generator, raw: _pcg64.Raw) -> None:
+    """Set ``rng`` to the bytes :func:`rng_bytes` gave."""
+    _pcg64.write(rng.bit_generator, raw)
 
 
 def _decoded(rng: np.random.Generator, state: Any) -> dict:

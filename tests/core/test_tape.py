@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 from support import raises_exactly
+from toy_envs import matrix
 
 import bridge
 from bridge import spaces
@@ -22,6 +23,7 @@ from bridge.examples import EXAMPLE_IDS
 TAPES = os.path.join(os.path.dirname(__file__), "..", "conformance", "tapes")
 STAMP = f"py{sys.version_info[0]}{sys.version_info[1]}-numpy{np.__version__.split('.')[0]}"
 RECORD = "Record the tape again with envbridge conform --record"
+matrix.register()  # the committed tapes of the matrix sources replay on their ids
 OTHER_ENV = "Replay a tape on the env it was recorded from, or record one for this env."
 
 
