@@ -55,7 +55,8 @@ class BatchedVecEnv(VecEnv):
         self._dict_obs = isinstance(self.observation_lowering.space, gymnasium.spaces.Dict)
         self._actions: Any = None
         self._returns = np.zeros(n, dtype=np.float64)
-        self._begin = np.zeros(n, dtype=np.int64)  # the step count at which each episode began
+        self._begin = [0] * n  # the step count at which each episode began (Python ints: set per ended env)
+        self._envs = range(n)
         self._count = 0  # steps since reset(): an episode's length is count - begin, nothing per env
         self._t_start = time.time()
         super().__init__(n, self.observation_lowering.space, self.action_lowering.space)
@@ -68,12 +69,24 @@ class BatchedVecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self._returns[:] = 0.0
-        self._begin[:] = 0
+        self._begin[:] = [0] * self.num_envs
         self._count = 0
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return self._encode(obs)
 
+    def step(self, actions: np.ndarray) -> Any:
+        # SB3's step_async + step_wait in one call: the same checks, one indirection less
+        self._check(actions)
+        return self._step(actions)
+
     def step_async(self, actions: np.ndarray) -> None:
+        self._check(actions)
+        self._actions = actions
+
+    def step_wait(self) -> Any:
+        return self._step(self._actions)
+
+    def _check(self, actions: Any) -> None:
         self.neutral.check_running()  # misuse is named before the actions
         if self._invalid is not None:
             bad = self._invalid(actions, "actions")
@@ -86,25 +99,23 @@ class BatchedVecEnv(VecEnv):
                 )
             if bad is not None:  # raise before stepping: an invalid batch never advances the envs
                 raise ContractError(message(*bad))
-        self._actions = actions
 
-    def step_wait(self) -> Any:
-        obs, rewards, terminated, truncated, infos = self.neutral.step_validated(self._decode(self._actions))
+    def _step(self, actions: Any) -> Any:
+        obs, rewards, terminated, truncated, infos = self.neutral.step_validated(self._decode(actions))
         self._returns += rewards
         self._count += 1
-        dones = infos["_final_obs"]  # the base's terminated | truncated (same-step mode)
-        out: List[dict] = [{} for _ in range(self.num_envs)]  # fresh: SB3 and users write into them
+        out: List[dict] = [{} for _ in self._envs]  # fresh: SB3 and users write into them
         if len(infos) > 2 + ("final_info" in infos):  # the env reported something besides the autoreset keys
             _scatter(infos, out)
         if "final_info" in infos:  # the base adds it exactly when some env ended
-            self._finish(out, dones.nonzero()[0], infos["final_obs"], infos["final_info"], terminated, truncated)
-        return self._encode(obs), rewards.astype(np.float32), dones, out
+            self._finish(out, infos, terminated, truncated)
+        return self._encode(obs), rewards.astype(np.float32), infos["_final_obs"], out
 
-    def _finish(
-        self, out: List[dict], ended: np.ndarray, final_obs: Any, final_info: dict, terminated: Any, truncated: Any
-    ) -> None:
+    def _finish(self, out: List[dict], infos: dict, terminated: Any, truncated: Any) -> None:
         """SB3's end-of-episode keys for the ended envs (the only per-env loop, over them alone)."""
-        final = self._encode(final_obs)
+        ended = infos["_final_obs"].nonzero()[0]  # the base's terminated | truncated (same-step mode)
+        final_info = infos["final_info"]
+        final = self._encode(infos["final_obs"])
         now = round(time.time() - self._t_start, 6)
         final_keys: List[str] = []
         masks = {}
@@ -113,24 +124,24 @@ class BatchedVecEnv(VecEnv):
             masks = {k: final_info.get("_" + k, np.ones(self.num_envs, bool)) for k in final_keys}
         index = ended.tolist()
         if self._dict_obs:
-            picked = [{k: v[i] for k, v in final.items()} for i in index]
+            picked: Any = [{k: v[i] for k, v in final.items()} for i in index]
         else:
-            picked = list(final[ended])
+            picked = final[ended]  # a copy: rows that no later step of the env can change
         # on bools, truncated > terminated is truncated and not terminated: one numpy call, not two
         cut = (truncated > terminated)[ended].tolist()
         returns = self._returns[ended].tolist()
-        lengths = (self._count - self._begin[ended]).tolist()
-        for i, terminal, time_out, ret, length in zip(index, picked, cut, returns, lengths):
+        self._returns[ended] = 0.0
+        begin, count = self._begin, self._count
+        for i, terminal, time_out, ret in zip(index, picked, cut, returns):
             info = {
                 "terminal_observation": terminal,
                 "TimeLimit.truncated": time_out,
-                "episode": {"r": round(ret, 6), "l": length, "t": now},  # Monitor's rounding
+                "episode": {"r": round(ret, 6), "l": count - begin[i], "t": now},  # Monitor's rounding
             }
+            begin[i] = count
             if final_info:  # SB3 shows the ending step's info (the new episode's is a reset info)
                 info = {**{k: final_info[k][i] for k in final_keys if masks[k][i]}, **info}
             out[i] = info
-        self._returns[ended] = 0.0
-        self._begin[ended] = self._count
 
     # -- the rest of SB3's VecEnv interface: one env object serves every index ---------------------
     def close(self) -> None:

@@ -184,6 +184,33 @@ def test_batched_vec_env_refuses_invalid_actions_without_stepping():
     assert neutral.count.tolist() == [0, 0, 0]
 
 
+def test_batched_step_is_step_async_then_step_wait():
+    # step() skips SB3's indirection: the same outputs, the same refusal (nothing moves)
+    direct, split = (make_vec_env(CartPoleVector(num_envs=4, max_episode_steps=5), seed=2) for _ in range(2))
+    assert np.array_equal(direct.reset(), split.reset())
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        actions = rng.integers(0, 2, 4)
+        got, want = direct.step(actions), _step(split, actions)
+        for a, b in zip(got[:3], want[:3]):
+            assert np.array_equal(a, b) and a.dtype == b.dtype
+        assert [sorted(info) for info in got[3]] == [sorted(info) for info in want[3]]
+        for a, b in zip(got[3], want[3]):
+            if a:
+                assert np.array_equal(a["terminal_observation"], b["terminal_observation"])
+                assert a["TimeLimit.truncated"] is b["TimeLimit.truncated"]
+                assert {k: a["episode"][k] for k in "rl"} == {k: b["episode"][k] for k in "rl"}
+    neutral = test_envs.CapVector(num_envs=3, cap=4)
+    vec = make_vec_env(neutral)
+    vec.reset()
+    with raises_exactly(
+        bridge.ContractError,
+        "actions[2] must lie in [0, 1], got 3. Sample from env.action_space or clip the action into its bounds.",
+    ):
+        vec.step(np.array([0, 1, 3]))
+    assert neutral.count.tolist() == [0, 0, 0]
+
+
 def test_a_next_step_vector_env_goes_into_sb3_with_sb3s_same_step_conventions():
     # the VectorEnv base presents either autoreset mode: a next-step CartPoleVector is accepted
     vec = make_vec_env(CartPoleVector(num_envs=4, max_episode_steps=6), seed=5)
