@@ -100,8 +100,8 @@ def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> T
         # always np.int64 (the neutral Discrete's type), whatever integer type the agent sent;
         # precomputed per index where that is small (making an np.int64 costs ~3k instructions)
         make = lambda i: np.int64(start + i)  # noqa: E731
-        lookup = tuple(map(make, range(space.n))).__getitem__ if space.n <= TABLE_LIMIT else make
-        return gym.spaces.Discrete(space.n), _index_decoder(space.n, path, check, lookup, make), True
+        values = tuple(map(make, range(space.n))) if space.n <= TABLE_LIMIT else None
+        return gym.spaces.Discrete(space.n), _index_decoder(space.n, path, check, values, make), True
     if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary)):
         if isinstance(space, spaces.MultiBinary):
             nvec, start, dtype = np.full(space.shape, 2, np.int64), np.zeros(space.shape, np.int64), np.int8
@@ -120,8 +120,9 @@ def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> T
             -1
         )
         table = table.reshape((joint,) + space.shape).astype(dtype)
+        # a fresh array each step: the env may keep or mutate the one it gets
         copy = lambda i: table[i].copy()  # noqa: E731
-        return gym.spaces.Discrete(joint), _index_decoder(joint, path, check, copy, copy), True
+        return gym.spaces.Discrete(joint), _index_decoder(joint, path, check, None, copy), True
     if isinstance(space, spaces.Box):
         return _lower_box_action(space, path, bounds, check)
     raise _hybrid(space, path)
@@ -130,8 +131,8 @@ def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> T
 _INDEX_TYPES = frozenset([int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64])
 
 
-def _index_decoder(n: int, path: str, check: bool, lookup: Fn, beyond: Fn) -> Fn:
-    """Index -> neutral action: ``lookup(i)`` for i in [0, n), ``beyond(i)`` past it (unchecked only).
+def _index_decoder(n: int, path: str, check: bool, values: Optional[tuple], make: Fn) -> Fn:
+    """Index -> neutral action: ``values[i]`` (precomputed) or else ``make(i)``.
 
     Validation is a type-set probe, then Python int comparisons (numpy scalar ones cost ~6x more).
     """
@@ -150,14 +151,14 @@ def _index_decoder(n: int, path: str, check: bool, lookup: Fn, beyond: Fn) -> Fn
             if not (isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind in "iu"):
                 if check:
                     refuse_index(a)
-                return beyond(int(a))
+                return make(int(a))
             a = a[()]
         i = index(a)  # exact for every integer type, and cheaper than int()
         if 0 <= i < n:
-            return lookup(i)
+            return values[i] if values is not None else make(i)
         if check:
             refuse_index(a)
-        return beyond(i)
+        return make(i)
 
     return decode
 
