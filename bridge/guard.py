@@ -218,11 +218,11 @@ class Guard:
                     obs, reward, terminated, truncated, info = out
                 except (TypeError, ValueError):
                     guard._refuse_output(out)
-                # identity tests only (True and False are singletons); reward - reward is 0.0 only
-                # for a finite float
+                # identity tests only (True and False are singletons; False first, the common
+                # case, is one test per flag); reward - reward is 0.0 only for a finite float
                 if not (
-                    (terminated is True or terminated is False)
-                    and (truncated is True or truncated is False)
+                    (terminated is False or terminated is True)
+                    and (truncated is False or truncated is True)
                     and _type(reward) is _float
                     and reward - reward == 0.0
                     and _type(out) is _tuple

@@ -173,6 +173,34 @@ def test_discrete_actions_offset_and_product_actions_enumerate_every_value():
     assert mb.space.n == 8 and mb.decode(5).tolist() == [1, 0, 1] and mb.decode(5).dtype == np.int8
 
 
+def test_discrete_actions_decode_every_integer_type_to_np_int64():
+    act = ActionLowering(S.Discrete(3, start=5))
+    for kind in (int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64):
+        assert [type(act.decode(kind(i))) for i in range(3)] == [np.int64] * 3
+        assert act.decode(np.array(kind(2))) == 7 and type(act.decode(np.array(kind(2)))) is np.int64
+    with raises_exactly(
+        ContractError,
+        "the Dreamer-ready action must be an integer index in [0, 2], got uint64(3). "
+        "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env.",
+    ):
+        act.decode(np.uint64(3))
+    unchecked = ActionLowering(S.Discrete(3, start=5), check_actions=False)
+    assert unchecked.decode(4) == 9 and type(unchecked.decode(4)) is np.int64  # the opt-out passes it on
+    big = ActionLowering(S.Discrete(10_000, start=-1))  # past the precomputed table
+    assert big.decode(np.int64(9_999)) == 9_998 and type(big.decode(9_999)) is np.int64
+
+
+@pytest.mark.parametrize("low, high", [(-1.0, 1.0), ([-1.0, 0.0], [1.0, 5.0])], ids=["uniform", "per-element"])
+def test_box_actions_inside_pass_unchanged_and_near_a_bound_snap(low, high):
+    act = ActionLowering(S.Box(np.array(low), np.array(high), (2,), np.float32))
+    inside = np.array([0.5, 0.5], np.float32)
+    assert act.decode(inside) is inside
+    top = act.space.high
+    assert act.decode(np.nextafter(top, np.float32(np.inf))).tolist() == top.tolist()
+    with pytest.raises(ContractError):
+        act.decode(np.array([np.nan, 0.5], np.float32))
+
+
 def test_box_actions_keep_bounds_and_snap_float32_rounding_onto_them():
     act = ActionLowering(S.Box(np.array([0.1, -3.0]), np.array([0.3, 7.0]), (2,), np.float32))
     assert not act.discrete and np.array_equal(act.space.low, np.array([0.1, -3.0], np.float32))
