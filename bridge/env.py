@@ -202,6 +202,20 @@ class Env:
     def unwrapped(self) -> Env:
         return self
 
+    def get_wrapper_attr(self, name: str) -> Any:
+        """``name`` from the outermost layer of the wrapper stack that has it (wrappers do not
+        forward attributes: ``wrapper.size`` is an AttributeError, as in Gymnasium 1.x)."""
+        if hasattr(self, name):
+            return getattr(self, name)
+        raise AttributeError(
+            message(
+                f"get_wrapper_attr({name!r})",
+                "name an attribute of a layer of the wrapper stack",
+                f"no layer down to {type(self).__name__} with it",
+                "Check the spelling, or set the attribute in the env's __init__",
+            )
+        )
+
     # -- snapshots ---------------------------------------------------------------------------
     def get_state(self) -> Any:
         """Simulation fields only, as plain data (no RNG: the base class adds it)."""
@@ -243,7 +257,12 @@ class Env:
 
 
 class Wrapper(Env):
-    """Forwards everything to ``env``; subclasses override what they change."""
+    """Forwards the Env API to ``env``; subclasses override what they change.
+
+    Other attributes are not forwarded (Gymnasium 1.x's rule): read them with ``env.unwrapped.x``
+    or ``env.get_wrapper_attr("x")``. A ``__getattr__`` would also make every attribute load on
+    every wrapper the interpreter's slow, unspecialized path (~1.2k instructions per TimeLimit step).
+    """
 
     def __init__(self, env: Env) -> None:
         if not isinstance(env, Env):
@@ -302,10 +321,11 @@ class Wrapper(Env):
         """Rewind the whole stack; the snapshot is checked at every level before any level changes."""
         _restore(self, snapshot)
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") or name == "env":
-            raise AttributeError(name)
-        return getattr(self.env, name)
+    def get_wrapper_attr(self, name: str) -> Any:
+        """``name`` from this wrapper if it has it, else from the env it wraps (and so on inwards)."""
+        if hasattr(self, name):
+            return getattr(self, name)
+        return self.env.get_wrapper_attr(name)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}{self.env!r}>"

@@ -113,7 +113,10 @@ def _check_goal_env(env: Env, report: Report, seed: int, actions: List[Any]) -> 
     space = env.observation_space
     if not (isinstance(space, Dict) and {"achieved_goal", "desired_goal"} <= set(space.keys())):
         return
-    compute = getattr(env, "compute_reward", None)
+    try:  # a wrapper may override it; else the innermost env's (wrappers do not forward)
+        compute = env.get_wrapper_attr("compute_reward")
+    except AttributeError:
+        compute = None
     if compute is None:
         report.add(
             T,

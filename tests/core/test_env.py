@@ -94,6 +94,26 @@ def test_time_limit_rejects_a_bad_cap():
         bridge.TimeLimit(Counter(), 0)
 
 
+class _Tagged(bridge.Wrapper):
+    tag = "outer"
+
+
+def test_wrappers_forward_the_env_api_but_not_other_attributes():
+    env = _Tagged(bridge.TimeLimit(GridWorld(size=7), 10))
+    assert env.unwrapped.size == 7 and env.observation_space is env.unwrapped.observation_space
+    with pytest.raises(AttributeError):
+        env.size  # noqa: B018 - Gymnasium 1.x's rule: no implicit forwarding
+    assert env.get_wrapper_attr("size") == 7  # the innermost layer that has it
+    assert env.get_wrapper_attr("max_episode_steps") == 10
+    assert env.get_wrapper_attr("tag") == "outer"
+    text = (
+        "get_wrapper_attr('sise') must name an attribute of a layer of the wrapper stack, "
+        "got no layer down to GridWorld with it. Check the spelling, or set the attribute in the env's __init__."
+    )
+    with raises_exactly(AttributeError, text):
+        env.get_wrapper_attr("sise")
+
+
 def test_snapshot_replays_bit_identically_including_the_rng():
     env = Counter(goal=1000)
     env.reset(seed=3)
