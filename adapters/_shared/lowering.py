@@ -70,7 +70,9 @@ class Lowering:
         self.encode, self.decode, self.invalid = encode, decode, invalid
         self.encode_batch, self.decode_batch, self.invalid_batch = encode_batch, decode_batch, invalid_batch
         self.identity = identity  # encode and decode return their argument unchanged
-        self.table = table  # every valid runtime value -> its neutral value (small Discrete spaces)
+        # every valid runtime value -> its neutral value (small Discrete spaces): keys are ints,
+        # so only a Python int or np.int64 may be looked up (True and 1.0 hash like 1)
+        self.table = table
         self.roundings = tuple(roundings)
 
     def contains(self, y: Any) -> bool:
@@ -81,23 +83,20 @@ class Lowering:
         """What neutral ``x`` becomes through the announced roundings (``x`` itself when lossless)."""
         return self.decode(self.encode(x)) if self.roundings else x
 
+    def lookup_table(self, check: bool = True) -> Optional[dict]:
+        """The :attr:`table` the guard looks int actions up in, or None: unchecked and without an
+        offset, ``decode`` returns an np.int64 action itself, which is cheaper than the lookup."""
+        if self.table is None or (not check and self.table.get(0) == 0):
+            return None
+        return self.table
+
     def preparer(self, check: bool = True, path: str = "action") -> Fn:
         """One function, built once: runtime action -> neutral action, raising ContractError (the
-        house sentence, before anything moves) when ``check`` and the action is not in the space."""
+        house sentence, before anything moves) when ``check`` and the action is not in the space.
+        (The guard looks an int action up in :attr:`table` first and calls this only on a miss.)"""
         decode, invalid = self.decode, self.invalid
         if not check:
-            if self.table is None or self.table.get(0) == 0:  # no offset: decode is the cheap path
-                return decode
-            get_unchecked, int64_ = self.table.get, np.int64
-
-            def unchecked(y: Any) -> Any:  # the precomputed neutral value where there is one
-                if type(y) is int or type(y) is int64_:
-                    neutral = get_unchecked(y)
-                    if neutral is not None:
-                        return neutral
-                return decode(y)
-
-            return unchecked
+            return decode
 
         def checked(y: Any) -> Any:
             bad = invalid(y, path)
@@ -105,18 +104,7 @@ class Lowering:
                 raise ContractError(message(*bad))
             return decode(y)
 
-        if self.table is None:
-            return checked
-        get, int64 = self.table.get, np.int64
-
-        def lookup(y: Any) -> Any:  # the common case is one dict lookup; the rest takes the full path
-            if type(y) is int or type(y) is int64:
-                neutral = get(y)
-                if neutral is not None:
-                    return neutral
-            return checked(y)
-
-        return lookup
+        return checked
 
 
 def combined(parts: List[Tuple[str, Lowering]]) -> Tuple[str, ...]:

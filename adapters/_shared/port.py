@@ -104,7 +104,8 @@ class Port:
         self._env_step = _passing(self.env.step, inner) if inner else self.env.step
         self._env_reset = _passing(self.env.reset, inner) if inner else self.env.reset
         encode = None if self.observation.identity else self.observation.encode
-        self.guard.bind(self._env_step, self.action.preparer(self.check_actions), encode)
+        check = self.check_actions
+        self.guard.bind(self._env_step, self.action.preparer(check), encode, self.action.lookup_table(check))
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)

@@ -75,9 +75,9 @@ def check_seeding(env: Env, report: Report, seed: int, actions: List[Any]) -> No
     seen: set = set()
     first = [("reset", copy.deepcopy(env.reset(seed=seed)[0]))] + _run_tape(env, report, actions[:SEEDING_STEPS], seen)
     base = env.unwrapped
-    generator = base.__dict__.get("_np_random")
+    generator = base._np_random  # not base.__dict__: it would slow the env's later attribute loads
     second = [("reset", copy.deepcopy(env.reset(seed=seed)[0]))] + _run_tape(env, report, actions[:SEEDING_STEPS], seen)
-    reseeded = base.__dict__.get("_np_random") is not generator and base.__dict__.get("_np_random_seed") == seed
+    reseeded = base._np_random is not generator and base._np_random_seed == seed
     found = first_difference(first, second, "after reset(seed=s)")
     if found is None:
         return
