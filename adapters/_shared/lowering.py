@@ -213,11 +213,12 @@ def _fast_single(
     if uniform and 0 < low.size <= 64:
         # small arrays: Python comparisons beat numpy's per-call overhead (NaN fails both)
         lo, hi = low.flat[0].item(), high.flat[0].item()
+        flat = len(shape) == 1  # tolist() of a 1-D array is flat already: no ravel() (~800 instructions)
 
         def small(x: Any, path: str) -> Optional[Mismatch]:
             # builtin dtypes are singletons: `is` is the cheap test, the full check decides otherwise
             if type(x) is np.ndarray and x.dtype is dtype and x.shape == shape:
-                for v in x.ravel().tolist():
+                for v in x.tolist() if flat else x.ravel().tolist():
                     if not lo <= v <= hi:
                         return check(x, path, False)
                 return None
