@@ -182,9 +182,19 @@ def _fast_batch(shape: Tuple[int, ...], low: np.ndarray, high: np.ndarray, integ
         top = limit.flat[0] if limit.size and (limit == limit.flat[0]).all() else None
         largest = np.maximum.reduce
 
+        # up to 16 envs, Python comparisons (~290 instructions an element) beat the numpy reduce
+        # (~13k a batch, whatever its size); callgrind, numpy 2
+        small = 16 if top is not None else 0
+        top_int = int(top) if top is not None else None
+
         def unsigned(x: Any, path: str) -> Optional[Mismatch]:
             # a negative int64 viewed as uint64 is huge, so `<= high` also catches values below 0
             if type(x) is np.ndarray and x.dtype is int64 and x.ndim == ndim and x.shape[1:] == shape and x.size:
+                if x.size <= small:  # small batches: Python comparisons beat numpy's per-call overhead
+                    for v in x.tolist() if ndim == 1 else x.ravel().tolist():
+                        if v < 0 or v > top_int:
+                            return check(x, path, True)
+                    return None
                 as_unsigned = x.view(uint64)
                 if (largest(as_unsigned, axis=None) <= top) if top is not None else (as_unsigned <= limit).all():
                     return None

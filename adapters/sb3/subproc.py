@@ -75,7 +75,8 @@ def _pickles(info: dict) -> Optional[dict]:
 def _checked(vec: Any, actions: Any) -> None:
     """The whole batch, checked in the export's terms before any env steps (SB3 steps as it goes)."""
     found = vec._invalid_batch(actions, "actions") if vec._invalid_batch is not None else None
-    if found is None and np.shape(actions)[:1] != (vec.num_envs,):
+    shape = actions.shape if type(actions) is np.ndarray else np.shape(actions)  # np.shape: a dispatch
+    if found is None and shape[:1] != (vec.num_envs,):
         found = (
             "actions",
             f"hold one action per env ({vec.num_envs})",

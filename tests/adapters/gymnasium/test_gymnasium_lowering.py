@@ -202,6 +202,25 @@ def test_invalid_action_raises_the_whole_message_and_does_not_advance(env_id, ac
     assert export.steps == 0 and export.neutral.elapsed_steps == 0
 
 
+@pytest.mark.parametrize("n", [1, 8, 16, 17, 256])  # up to 16 a Python loop decides, above it numpy
+@pytest.mark.parametrize("bad, at", [(-1, 0), (4, -1), (-(2**63), 3), (2**62, 5)])
+def test_discrete_batch_check_refuses_the_same_values_at_every_batch_size(n, bad, at):
+    from bridge.adapters.gymnasium.lowering import lower_action
+
+    invalid_batch = lower_action(spaces.Discrete(4), gymnasium).invalid_batch
+    batch = np.arange(n, dtype=np.int64) % 4
+    assert invalid_batch(batch, "actions") is None
+    batch[at % n] = bad
+    found = invalid_batch(batch, "actions")
+    assert found == (
+        f"actions[{at % n}]",
+        "lie in [0, 3]",
+        repr(bad),
+        "Sample from env.action_space or clip the action into its bounds",
+    )
+    assert invalid_batch(batch.reshape(1, n), "actions") is not None  # the wrong shape still takes the full check
+
+
 def test_check_actions_false_skips_validation():
     export = to_gymnasium("envbridge-test/ShiftedDiscrete-v0", check_actions=False)
     export.reset(seed=0)
