@@ -24,10 +24,12 @@ import numpy as np
 from bridge.errors import ContractError, message
 from bridge.spaces.base import Mismatch, _describe
 
-__all__ = ["Lowering", "Fn", "Check", "same", "array_checks", "float32_presentation"]
+__all__ = ["Lowering", "Fn", "Check", "same", "array_checks", "float32_presentation", "discrete_table"]
 
 Fn = Callable[[Any], Any]
 Check = Callable[[Any, str], Optional[Mismatch]]
+
+TABLE_LIMIT = 4096  # Discrete action spaces up to this size are checked and decoded by one dict lookup
 
 
 def same(x: Any) -> Any:
@@ -105,6 +107,12 @@ class Lowering:
             return decode(y)
 
         return checked
+
+
+def discrete_table(n: int, start: int) -> Optional[dict]:
+    """Every runtime index of a Discrete(n) -> its neutral np.int64 (``start`` added), for
+    :attr:`Lowering.table`; None above :data:`TABLE_LIMIT` (the decode computes it then)."""
+    return {i: np.int64(i + start) for i in range(n)} if n <= TABLE_LIMIT else None
 
 
 def combined(parts: List[Tuple[str, Lowering]]) -> Tuple[str, ...]:

@@ -16,7 +16,7 @@ from operator import index
 from typing import Any, Optional, Tuple
 
 import numpy as np
-from bridge.adapters._shared.lowering import Fn, Lowering
+from bridge.adapters._shared.lowering import Fn, Lowering, discrete_table
 from bridge.adapters.dreamerv2.lowering import gym
 
 from bridge import spaces
@@ -24,7 +24,6 @@ from bridge.errors import ContractError, ConversionError, SpecError, error
 from bridge.spaces.base import Mismatch, _describe
 
 MAX_JOINT_ACTIONS = 1024
-TABLE_LIMIT = 4096  # Discrete actions up to this size decode by one tuple index
 # NormalizeAction's float32 affine map may overshoot a bound by rounding; within this many float32
 # epsilons of the bounds' magnitude a value is snapped onto the bound, beyond it is invalid.
 SNAP_EPSILONS = 8
@@ -36,6 +35,8 @@ class ActionLowering(Lowering):
     ``decode`` also validates (cheap, precomputed, fused with the decode) unless
     ``check_actions=False``: an invalid action raises :class:`~bridge.errors.ContractError` before
     the env is touched. ``bounds`` is the (low, high) that -1 and 1 map onto (Box actions only).
+    A plain Discrete action has the shared :attr:`table`, so the guard decodes an int index by one
+    lookup, as for every export.
     """
 
     __slots__ = ("principal_key", "discrete", "bounds", "_unchecked")
@@ -70,7 +71,8 @@ class ActionLowering(Lowering):
                 return e.parts
             return None
 
-        super().__init__(space, target, encode, checked if check_actions else unchecked, invalid)
+        table = discrete_table(inner.n, inner.start) if type(inner) is spaces.Discrete and key is None else None
+        super().__init__(space, target, encode, checked if check_actions else unchecked, invalid, table=table)
 
     def preparer(self, check: bool = True, path: str = "action") -> Fn:
         """The fused check-and-decode (one pass over the action), or the bare decode."""
@@ -97,11 +99,9 @@ def _hybrid(space: spaces.Space, path: str) -> Exception:
 def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> Tuple[Any, Fn, bool]:
     if isinstance(space, spaces.Discrete):
         start = space.start
-        # always np.int64 (the neutral Discrete's type), whatever integer type the agent sent;
-        # precomputed per index where that is small (making an np.int64 costs ~3k instructions)
+        # always np.int64 (the neutral Discrete's type), whatever integer type the agent sent
         make = lambda i: np.int64(start + i)  # noqa: E731
-        values = tuple(map(make, range(space.n))) if space.n <= TABLE_LIMIT else None
-        return gym.spaces.Discrete(space.n), _index_decoder(space.n, path, check, values, make), True
+        return gym.spaces.Discrete(space.n), _index_decoder(space.n, path, check, make), True
     if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary)):
         if isinstance(space, spaces.MultiBinary):
             nvec, start, dtype = np.full(space.shape, 2, np.int64), np.zeros(space.shape, np.int64), np.int8
@@ -122,7 +122,7 @@ def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> T
         table = table.reshape((joint,) + space.shape).astype(dtype)
         # a fresh array each step: the env may keep or mutate the one it gets
         copy = lambda i: table[i].copy()  # noqa: E731
-        return gym.spaces.Discrete(joint), _index_decoder(joint, path, check, None, copy), True
+        return gym.spaces.Discrete(joint), _index_decoder(joint, path, check, copy), True
     if isinstance(space, spaces.Box):
         return _lower_box_action(space, path, bounds, check)
     raise _hybrid(space, path)
@@ -131,8 +131,9 @@ def _lower_action(space: spaces.Space, path: str, bounds: Any, check: bool) -> T
 _INDEX_TYPES = frozenset([int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64])
 
 
-def _index_decoder(n: int, path: str, check: bool, values: Optional[tuple], make: Fn) -> Fn:
-    """Index -> neutral action: ``values[i]`` (precomputed) or else ``make(i)``.
+def _index_decoder(n: int, path: str, check: bool, make: Fn) -> Fn:
+    """Index -> neutral action ``make(i)``, for any integer type (the guard's table lookup serves
+    a Python int or np.int64 Discrete index first).
 
     Validation is a type-set probe, then Python int comparisons (numpy scalar ones cost ~6x more).
     """
@@ -155,7 +156,7 @@ def _index_decoder(n: int, path: str, check: bool, values: Optional[tuple], make
             a = a[()]
         i = index(a)  # exact for every integer type, and cheaper than int()
         if 0 <= i < n:
-            return values[i] if values is not None else make(i)
+            return make(i)
         if check:
             refuse_index(a)
         return make(i)

@@ -17,7 +17,16 @@ from __future__ import annotations
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
-from bridge.adapters._shared.lowering import Check, Fn, Lowering, array_checks, combined, float32_presentation, same
+from bridge.adapters._shared.lowering import (
+    Check,
+    Fn,
+    Lowering,
+    array_checks,
+    combined,
+    discrete_table,
+    float32_presentation,
+    same,
+)
 
 from bridge import spaces as ns
 from bridge.errors import ConversionError, error
@@ -26,7 +35,6 @@ from bridge.spaces.base import Mismatch, _describe
 __all__ = ["lower", "lower_action", "LAYOUTS", "KEY_SEPARATOR"]
 
 LAYOUTS = ("CHW", "HWC")
-_TABLE_LIMIT = 4096  # Discrete actions up to this size are checked and decoded by one dict lookup
 KEY_SEPARATOR = "."
 
 
@@ -167,7 +175,6 @@ def _lower_discrete(space: ns.Discrete, gym: Any) -> Lowering:
     target = gym.spaces.Discrete(n)
     low, high = np.int64(0), np.int64(n - 1)
     invalid, invalid_batch = array_checks((), np.dtype(np.int64), np.asarray(low), np.asarray(high), True)
-    table = {i: np.int64(i + start) for i in range(n)} if n <= _TABLE_LIMIT else None
     int64 = np.int64
 
     def decode(y: Any) -> Any:  # int(): Python arithmetic, so no integer type given can wrap around
@@ -182,7 +189,7 @@ def _lower_discrete(space: ns.Discrete, gym: Any) -> Lowering:
         encode_batch=(lambda x: np.asarray(x, dtype=np.int64) - start) if start else _int64_array,
         decode_batch=(lambda y: np.asarray(y, dtype=np.int64) + start) if start else _int64_array,
         invalid_batch=invalid_batch,
-        table=table,
+        table=discrete_table(n, start),
     )
 
 

@@ -8,8 +8,11 @@ from support import raises_exactly, require
 
 gym = require("gym")
 
+from bridge.adapters._shared.lowering import discrete_table  # noqa: E402
+from bridge.adapters.dreamerv2 import to_dreamer_ready  # noqa: E402
 from bridge.adapters.dreamerv2.actions import ActionLowering  # noqa: E402
 from bridge.adapters.dreamerv2.lowering import ObservationLowering  # noqa: E402
+from toy_envs.lowering import ShiftedDiscreteEnv  # noqa: E402
 
 from bridge import spaces as S  # noqa: E402
 from bridge.errors import ContractError, ConversionError, SpecError  # noqa: E402
@@ -188,6 +191,26 @@ def test_discrete_actions_decode_every_integer_type_to_np_int64():
     assert unchecked.decode(4) == 9 and type(unchecked.decode(4)) is np.int64  # the opt-out passes it on
     big = ActionLowering(S.Discrete(10_000, start=-1))  # past the precomputed table
     assert big.decode(np.int64(9_999)) == 9_998 and type(big.decode(9_999)) is np.int64
+
+
+def test_discrete_actions_share_the_exports_table_and_the_guard_decodes_through_it():
+    assert ActionLowering(S.Discrete(3, start=5)).table == discrete_table(3, 5) == {0: 5, 1: 6, 2: 7}
+    assert ActionLowering(S.Dict(action=S.Discrete(3))).table is None  # its decode returns a dict
+    assert ActionLowering(S.MultiDiscrete([2, 2])).table is None  # a fresh array per step instead
+    assert ActionLowering(S.Discrete(3), check_actions=False).lookup_table(check=False) is None
+    env = to_dreamer_ready(ShiftedDiscreteEnv())  # the env inside DreamerV2's chain
+    env.reset(seed=0)
+    for index in (0, np.int64(1), np.int32(2), np.array(np.uint8(0))):  # table hits, then the fallback
+        env.step(index)
+        assert type(env.env.last) is np.int64 and env.env.last == int(index) - 1
+    pos = env.env.pos
+    with raises_exactly(
+        ContractError,
+        "the Dreamer-ready action must be an integer index in [0, 2], got int64(3). "
+        "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env.",
+    ):
+        env.step(np.int64(3))
+    assert env.env.pos == pos and env.port.steps == 4  # refused before anything moved
 
 
 @pytest.mark.parametrize("low, high", [(-1.0, 1.0), ([-1.0, 0.0], [1.0, 5.0])], ids=["uniform", "per-element"])
