@@ -117,16 +117,17 @@ class Guard:
         raise RuntimeError("Guard.bind(step) must run before checked_step")  # a bug in an export, not user input
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def reset(self, reset: Callable[..., Any], **kwargs: Any) -> Tuple[Any, Any]:
-        """Call the user's ``reset(**kwargs)``, check its output and seeding, and start an episode."""
+    def reset(
+        self, reset: Callable[..., Any], seed: Optional[int] = None, options: Optional[dict] = None
+    ) -> Tuple[Any, Any]:
+        """Call the user's ``reset(seed=, options=)``, check its output and seeding, and start an episode."""
         if self.through:
-            return reset(**kwargs)
+            return reset(seed=seed, options=options)
         if self.state is CLOSED:
             raise self._closed("reset")
-        seed = kwargs.get("seed")
         before = _generator(self.env) if seed is not None else None
         try:
-            out = reset(**kwargs)
+            out = reset(seed=seed, options=options)
         except BridgeError:
             self._end("an exception in reset()")
             raise

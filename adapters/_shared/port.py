@@ -103,13 +103,13 @@ class Port:
         inner = _inner_guards(self.env)
         self._env_step = _passing(self.env.step, inner) if inner else self.env.step
         self._env_reset = _passing(self.env.reset, inner) if inner else self.env.reset
-        encode = None if self.observation.identity else self.observation.encode
+        self._encode = None if self.observation.identity else self.observation.encode
         check = self.check_actions
-        self.guard.bind(self._env_step, self.action.preparer(check), encode, self.action.lookup_table(check))
+        self.guard.bind(self._env_step, self.action.preparer(check), self._encode, self.action.lookup_table(check))
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        del state["_env_step"], state["_env_reset"]  # closures over this port's env: rebuilt
+        del state["_env_step"], state["_env_reset"], state["_encode"]  # rebuilt by _wire
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -126,10 +126,12 @@ class Port:
         """Steps since the last reset."""
         return self.guard.steps
 
-    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         """Reset the neutral env (``seed`` seeds its one Generator); the observation is encoded."""
-        obs, info = self.guard.reset(self._env_reset, seed=seed, options=options)
-        return self.observation.encode(obs), info
+        out = self.guard.reset(self._env_reset, seed, options)
+        if self._encode is None:  # the guard returns only a checked (obs, info) tuple
+            return out
+        return self._encode(out[0]), out[1]
 
     def close(self) -> None:
         self.guard.close()

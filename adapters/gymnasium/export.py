@@ -71,13 +71,16 @@ class GymnasiumEnv(gymnasium.Env):
             check_actions=check_actions,
             strict=strict,
         )
-        self._bind_step()
+        self._bind()
 
-    def _bind_step(self) -> None:
+    def _bind(self) -> None:
+        # the port's step and reset on the instance: env.step(a) is one call, not two (a subclass
+        # that overrides either keeps its own)
         self._step = self.port.step
-        if type(self).step is GymnasiumEnv.step:  # a subclass that overrides step keeps its own
-            # the port's checked step on the instance: env.step(a) is one call, not two
+        if type(self).step is GymnasiumEnv.step:
             self.step = self._step  # type: ignore[method-assign]
+        if type(self).reset is GymnasiumEnv.reset:
+            self.reset = self.port.reset  # type: ignore[method-assign]
 
     @property
     def steps(self) -> int:
@@ -149,11 +152,12 @@ class GymnasiumEnv(gymnasium.Env):
         state = dict(self.__dict__)
         state.pop("_step")  # the port's closure: rebuilt from the port, never copied
         state.pop("step", None)
+        state.pop("reset", None)
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._bind_step()
+        self._bind()
 
     def __repr__(self) -> str:
         return f"<GymnasiumEnv{self.neutral!r}>"

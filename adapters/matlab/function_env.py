@@ -183,7 +183,7 @@ class rlFunctionEnv(Env):
 
     # -- the Env API ---------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
-        return self._guard.reset(self._reset, seed=seed)
+        return self._guard.reset(self._reset, seed)
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
         return self._guard.checked_step(action)
@@ -191,7 +191,7 @@ class rlFunctionEnv(Env):
     def close(self) -> None:
         self._guard.close()
 
-    def _reset(self, *, seed: Optional[int] = None) -> Tuple[Any, dict]:
+    def _reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         if seed is not None:  # Env.reset does nothing else
             super().reset(seed=seed)
         out = self._reset_fn(rng=self.np_random) if self._reset_rng else self._reset_fn()

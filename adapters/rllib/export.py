@@ -58,7 +58,7 @@ class RLlibEnv(GymnasiumEnv):
                 check_actions=check_actions,
                 strict=strict,
             )
-            self._step = self.port.step
+            self._bind()
 
     def step(self, action: Any) -> Any:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -10,6 +11,7 @@ from support import raises_exactly, require
 
 gymnasium = require("gymnasium")
 
+import cloudpickle  # noqa: E402  (Gymnasium's own dependency: AsyncVectorEnv ships env_fns with it)
 from bridge.adapters.gymnasium import register, to_gymnasium, to_gymnasium_vector  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.vector import AutoresetMode  # noqa: E402
@@ -65,6 +67,22 @@ def test_one_generator_shared_with_the_neutral_env():
     assert np.random.default_rng(5).bit_generator.state != state
     again, _ = export.reset(seed=5)
     assert np.array_equal(first, again)
+
+
+@pytest.mark.parametrize(
+    "copier", [copy.deepcopy, lambda env: cloudpickle.loads(cloudpickle.dumps(env))], ids=["deepcopy", "cloudpickle"]
+)
+def test_a_copied_export_resets_and_steps_its_own_env(copier):
+    reference, export = to_gymnasium("envbridge/GridWorld-v0"), to_gymnasium("envbridge/GridWorld-v0")
+    assert np.array_equal(reference.reset(seed=0)[0], export.reset(seed=0)[0])
+    twin = copier(export)
+    twin.reset(seed=7)  # the copy's reset and step are bound to the copy's port, not the original's
+    twin.step(0)
+    for action in (0, 1, 2, 3, 1):
+        assert np.array_equal(export.step(action)[0], reference.step(action)[0])
+    assert (export.steps, twin.steps) == (5, 1)
+    with pytest.raises(TypeError):
+        export.reset(0)  # keyword-only, as gymnasium.Env.reset
 
 
 def test_render_mode_and_metadata_pass_through():
