@@ -3,6 +3,7 @@ element values for every index type, and the general path still behind every fas
 
 from __future__ import annotations
 
+import copy
 import re
 
 import numpy as np
@@ -35,6 +36,20 @@ def test_a_returned_observation_never_aliases_the_users_state():
     assert first.tolist() == [[0.0], [0.0]]
     assert obs1.tolist() == [[1.0], [1.0]] and obs2.tolist() == [[2.0], [2.0]]
     assert not np.shares_memory(obs2, env.Info["State"])
+
+
+def test_a_copied_facade_steps_its_own_info_and_lifecycle():
+    env = _in_place_env()
+    env.reset(seed=0)
+    env.step(1)
+    twin = copy.deepcopy(env)  # env.step is bound per instance: the copy binds its own guard's
+    twin.step(1)
+    twin.step(1)
+    assert env.Info["State"].tolist() == [[1.0], [1.0]] and twin.Info["State"].tolist() == [[3.0], [3.0]]
+    twin.close()
+    assert env.step(0)[0].tolist() == [[0.0], [0.0]]  # the original is still running
+    with pytest.raises(ContractError):
+        twin.step(1)
 
 
 @pytest.mark.parametrize("index", [0, 1, np.int64(1), np.int32(0), np.uint8(1)])
