@@ -152,7 +152,6 @@ class rlFunctionEnv(Env):
         self._guard = Guard(self, "rlFunctionEnv", check_output=False, passable=True)
         prepare = checked_action(self.action_space, self._refuse_action) if self.check_actions else None
         self._guard.bind(self._step, prepare)
-        self._bind_step()
         if validate:
             validate_once(self, FUNCTION_WHERE, self.keep_moment)
 
@@ -187,22 +186,9 @@ class rlFunctionEnv(Env):
         return self._guard.reset(self._reset, seed)
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        """Check the action, call StepFcn, convert its outputs. (Each instance binds ``step`` to its
-        guard's checked step: env.step(a) is one call, not two.)"""
+        # a method, not the guard's closure bound on the instance: the guard and the facade point
+        # at each other, so a copy or unpickle could set the facade up before its guard
         return self._guard.checked_step(action)
-
-    def _bind_step(self) -> None:
-        if type(self).step is rlFunctionEnv.step:  # a subclass that overrides step keeps its own
-            self.step = self._guard.checked_step  # type: ignore[method-assign]
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state.pop("step", None)  # the guard's closure: a copy binds its own guard's
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._bind_step()
 
     def close(self) -> None:
         self._guard.close()

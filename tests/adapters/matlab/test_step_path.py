@@ -4,6 +4,7 @@ element values for every index type, and the general path still behind every fas
 from __future__ import annotations
 
 import copy
+import functools
 import re
 
 import numpy as np
@@ -50,6 +51,24 @@ def test_a_copied_facade_steps_its_own_info_and_lifecycle():
     assert env.step(0)[0].tolist() == [[0.0], [0.0]]  # the original is still running
     with pytest.raises(ContractError):
         twin.step(1)
+
+
+@pytest.mark.parametrize(
+    "copier",
+    [
+        lambda env: copy.deepcopy(functools.partial(env.step)).func.__self__,
+        lambda env: copy.deepcopy(env.step).__self__,
+        lambda env: copy.deepcopy((env._guard, env))[1],  # the guard reached first
+    ],
+    ids=["partial-step", "step", "guard-first"],
+)
+def test_a_facade_reached_through_its_step_or_guard_still_copies_whole(copier):
+    env = _in_place_env()
+    env.reset(seed=0)
+    env.step(1)
+    twin = copier(env)
+    twin.step(1)
+    assert env.Info["State"].tolist() == [[1.0], [1.0]] and twin.Info["State"].tolist() == [[2.0], [2.0]]
 
 
 @pytest.mark.parametrize("index", [0, 1, np.int64(1), np.int32(0), np.uint8(1)])
