@@ -43,7 +43,7 @@ def test_a_copied_facade_steps_its_own_info_and_lifecycle():
     env = _in_place_env()
     env.reset(seed=0)
     env.step(1)
-    twin = copy.deepcopy(env)  # env.step is bound per instance: the copy binds its own guard's
+    twin = copy.deepcopy(env)
     twin.step(1)
     twin.step(1)
     assert env.Info["State"].tolist() == [[1.0], [1.0]] and twin.Info["State"].tolist() == [[3.0], [3.0]]
