@@ -50,6 +50,7 @@ class Lowering:
         "invalid_batch",
         "identity",
         "table",
+        "passes_int64",
         "roundings",
     )
 
@@ -66,6 +67,7 @@ class Lowering:
         invalid_batch: Optional[Check] = None,
         identity: bool = False,
         table: Optional[dict] = None,
+        passes_int64: bool = False,
         roundings: Tuple[str, ...] = (),
     ) -> None:
         self.source, self.space = source, space
@@ -75,6 +77,7 @@ class Lowering:
         # every valid runtime value -> its neutral value (small Discrete spaces): keys are ints,
         # so only a Python int or np.int64 may be looked up (True and 1.0 hash like 1)
         self.table = table
+        self.passes_int64 = passes_int64  # decode returns an np.int64 action itself (Discrete from 0)
         self.roundings = tuple(roundings)
 
     def contains(self, y: Any) -> bool:
@@ -86,9 +89,9 @@ class Lowering:
         return self.decode(self.encode(x)) if self.roundings else x
 
     def lookup_table(self, check: bool = True) -> Optional[dict]:
-        """The :attr:`table` the guard looks int actions up in, or None: unchecked and without an
-        offset, ``decode`` returns an np.int64 action itself, which is cheaper than the lookup."""
-        if self.table is None or (not check and self.table.get(0) == 0):
+        """The :attr:`table` the guard looks int actions up in, or None: unchecked, a decode that
+        :attr:`passes_int64` is cheaper than the lookup."""
+        if self.table is None or (not check and self.passes_int64):
             return None
         return self.table
 

@@ -9,6 +9,7 @@ from support import raises_exactly, require
 gymnasium = require("gymnasium")
 
 from bridge.adapters.gymnasium import to_gymnasium  # noqa: E402
+from bridge.adapters.gymnasium.lowering import lower_action  # noqa: E402
 from toy_envs import lowering as test_envs  # noqa: E402
 
 import bridge  # noqa: E402
@@ -39,6 +40,15 @@ def test_discrete_with_start_is_offset_to_zero_and_back():
     assert export.neutral.unwrapped.last == -1 and type(export.neutral.unwrapped.last) is np.int64
     export.step(2)
     assert export.neutral.unwrapped.last == 1
+    # the guard's table: always with checks; unchecked only where decode cannot pass np.int64 through
+    shifted = lower_action(spaces.Discrete(3, start=-1), gymnasium)
+    plain = lower_action(spaces.Discrete(3), gymnasium)
+    assert shifted.lookup_table(check=False) == {0: -1, 1: 0, 2: 1} and plain.lookup_table(check=True) == {
+        0: 0,
+        1: 1,
+        2: 2,
+    }
+    assert plain.lookup_table(check=False) is None and plain.decode(np.int64(2)) == 2
 
 
 def test_2d_multidiscrete_is_flattened_and_reshaped_back():
