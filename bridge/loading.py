@@ -1,7 +1,11 @@
-"""Naming an env where a string is all there is (the command line): a registered id, ``module:attr``
-or ``path/to/file.py:attr``, after importing the user's modules that register ids (``--import``).
+"""The one env resolver: what counts as an env, for every export, every CLI command and RLlib's
+remote env runners.
 
-One loader for every command, so ``check``, ``conform`` and ``train`` accept the same names.
+:func:`resolve` takes a registered id (with its make kwargs), ``module:attr`` or
+``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), a
+factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
+:class:`bridge.VectorEnv` class or instance; it says whether it built the env (so a refused export
+closes what it built, never the caller's env). :func:`load_env` is the same for a string alone.
 """
 
 from __future__ import annotations
@@ -9,13 +13,17 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Any, Iterable
+from typing import Any, Dict, Iterable, Optional, Tuple
 
 from bridge.env import Env
-from bridge.errors import SpecError, message
+from bridge.errors import BridgeError, ContractError, SpecError, error, message
 from bridge.registry import load_entry_point, make, registry, suggestion
+from bridge.vector import VectorEnv
 
-__all__ = ["import_modules", "env_source", "load_env", "importable_cwd"]
+__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES"]
+
+# what resolve() takes, for messages
+SOURCES = "a bridge.Env, its class, a factory, a registered id, module:attr or path/to/file.py:attr"
 
 _FORMS = "module:attr or path/to/file.py:attr"
 _NAMES = f"a registered id, {_FORMS}"
@@ -96,8 +104,85 @@ def _not_an_env(name: str, found: Any) -> SpecError:
 
 def load_env(name: str) -> Env:
     """A new env for ``name`` (the instance itself when ``attr`` names one)."""
-    source = env_source(name)
-    env = make(source) if isinstance(source, str) else source() if callable(source) else source
-    if not isinstance(env, Env):
-        raise _not_an_env(name, env)
-    return env
+    return resolve(name, subject="env")[0]
+
+
+def resolve(
+    source: Any,
+    kwargs: Optional[Dict[str, Any]] = None,
+    *,
+    subject: str = "env",
+    batch: bool = False,
+    num_envs: Optional[int] = None,
+) -> Tuple[Any, bool]:
+    """``(env, built)``: the env ``source`` names, and whether it was built here (then the caller
+    owns it and closes it on a refusal; an instance passed in stays the caller's).
+
+    Args:
+        source: see the module doc; a string is an id first, then ``module:attr``/``file.py:attr``.
+        kwargs: given to the id's entry point, the class or the factory (refused with an instance).
+        subject: how messages name the argument, e.g. ``"to_gymnasium env"``.
+        batch: a :class:`bridge.VectorEnv` (instance, class or factory result) is accepted too.
+        num_envs: what a VectorEnv class is built with (``cls(num_envs=n, **kwargs)``).
+    """
+    kwargs = dict(kwargs or {})
+    kinds = (Env, VectorEnv) if batch else (Env,)
+    if isinstance(source, kinds):
+        if kwargs:
+            fix = "Build the env with them yourself, or pass its id or factory"
+            raise error(SpecError, f"{subject} kwargs", "go with an id, a class or a factory", sorted(kwargs), fix)
+        return source, False
+    named = source
+    if isinstance(source, str):
+        target = env_source(source)
+        if isinstance(target, str):
+            return make(target, **kwargs), True
+        if isinstance(target, kinds):
+            return resolve(target, kwargs, subject=subject, batch=batch)
+        source = target
+    if not callable(source):
+        raise _not_a_source(subject, source, batch)
+    if isinstance(source, type) and issubclass(source, VectorEnv):
+        if not batch:
+            fix = "Export it with the runtime's batched export (to_gymnasium_vector, make_vec_env, ...)"
+            raise error(SpecError, subject, "be a single env", f"the VectorEnv class {source.__name__}", fix)
+        if num_envs is not None:
+            kwargs.setdefault("num_envs", num_envs)
+    env = _call(source, kwargs, named)
+    if not isinstance(env, kinds):
+        env_close = getattr(env, "close", None)
+        if isinstance(env, (Env, VectorEnv)) and callable(env_close):
+            env_close()  # a VectorEnv where one env was wanted: refused, nothing left open
+        got = f"{_name(named)} gives {type(env).__name__}"
+        raise _not_a_source(subject, got, batch)
+    return env, True
+
+
+def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
+    """Call the user's class or factory; what it raises is named, its traceback chained."""
+    try:
+        return factory(**kwargs)
+    except BridgeError:
+        raise
+    except Exception as e:
+        fix = "Fix the factory; its exception and traceback are chained as __cause__"
+        raise error(
+            ContractError,
+            f"env factory {_name(named)}",
+            "build the env without raising",
+            f"{type(e).__name__}: {e}",
+            fix,
+        ) from e
+
+
+def _name(source: Any) -> str:
+    if isinstance(source, str):
+        return source
+    return getattr(source, "__qualname__", None) or type(source).__name__
+
+
+def _not_a_source(subject: str, got: Any, batch: bool) -> SpecError:
+    shown = got if isinstance(got, str) else type(got).__name__
+    what = SOURCES + (", or a bridge.VectorEnv" if batch else "")
+    fix = "Subclass bridge.Env; an env of another API comes in through bridge.from_gymnasium, from_gym or from_dm_env"
+    return error(SpecError, subject, f"be {what}", shown, fix)  # type: ignore[return-value]

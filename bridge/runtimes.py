@@ -29,6 +29,13 @@ class Runtime:
         profile: ``"module:function"`` of the check profile, ``profile(env, report, seed, options)``.
         view: ``"module:class"`` of the conformance view (built as ``View(make_env)``), or None.
         exports: convenience names reachable as ``bridge.<name>`` -> ``"module:attr"``.
+        export, batch_export: the names (keys of ``exports``) of the scalar and the batched export.
+        options, batch_options: the options (:data:`bridge.options.OPTIONS`) each of them honours.
+        float32: the runtime computes in float32 (the default of ``float64_as_float32``).
+        refusals: option name -> why this runtime cannot honour it (the fix its refusal gives).
+        tox_envs: the tox envs of this project in which the runtime must run.
+        train: ``"module:function(args) -> exit code"`` of ``envbridge train <name>``, or None.
+        train_flags: that command's own flags, as ``(flags, argparse keywords)`` pairs of plain data.
     """
 
     def __init__(
@@ -41,15 +48,41 @@ class Runtime:
         profile: str,
         view: Optional[str],
         exports: Optional[Dict[str, str]] = None,
+        *,
+        export: Optional[str] = None,
+        batch_export: Optional[str] = None,
+        options: Tuple[str, ...] = (),
+        batch_options: Tuple[str, ...] = (),
+        float32: bool = False,
+        refusals: Optional[Dict[str, str]] = None,
+        tox_envs: Tuple[str, ...] = (),
+        train: Optional[str] = None,
+        train_flags: Tuple[Tuple[Tuple[str, ...], Dict[str, Any]], ...] = (),
     ) -> None:
         self.name, self.package, self.extra, self.era, self.probe = name, package, extra, era, probe
         self.profile, self.view, self.exports = profile, view, dict(exports or {})
+        self.export, self.batch_export = export, batch_export
+        self.options, self.batch_options, self.float32 = tuple(options), tuple(batch_options), bool(float32)
+        self.refusals = dict(refusals or {})
+        self.tox_envs, self.train, self.train_flags = tuple(tox_envs), train, tuple(train_flags)
 
     def __repr__(self) -> str:
         return f"Runtime({self.name!r}, era={self.era!r})"
 
 
 _A = "bridge.adapters"
+_GYMNASIUM_OPTIONS = (
+    "check_actions",
+    "strict",
+    "float64_as_float32",
+    "normalize_actions",
+    "image_layout",
+    "max_episode_steps",
+)
+_BATCH_OPTIONS = ("check_actions", "strict", "float64_as_float32", "normalize_actions", "image_layout")
+_NO_FLOAT64 = "Drop float64_as_float32: {} computes in float32, so float64 observations are always presented as float32"
+_HWC = "Drop image_layout: {} takes images as HWC, the neutral layout"
+_COMMON = "--steps/--seed/--logdir/--config"
 RUNTIMES: Dict[str, Runtime] = {
     r.name: r
     for r in (
@@ -65,6 +98,12 @@ RUNTIMES: Dict[str, Runtime] = {
                 "to_gymnasium": f"{_A}.gymnasium.export:to_gymnasium",
                 "to_gymnasium_vector": f"{_A}.gymnasium.vector:to_gymnasium_vector",
             },
+            export="to_gymnasium",
+            batch_export="to_gymnasium_vector",
+            options=_GYMNASIUM_OPTIONS,
+            batch_options=_BATCH_OPTIONS + ("autoreset_mode",),
+            refusals={"autoreset_mode": "Drop autoreset_mode: a single env has no autoreset (to_gymnasium_vector has)"},
+            tox_envs=("modern", "rllib"),
         ),
         Runtime(
             "sb3",
@@ -75,6 +114,22 @@ RUNTIMES: Dict[str, Runtime] = {
             f"{_A}.sb3.profile:sb3_profile",
             f"{_A}.sb3.view:SB3View",
             {"to_sb3": f"{_A}.sb3.export:to_sb3", "make_vec_env": f"{_A}.sb3.export:make_vec_env"},
+            export="to_sb3",
+            batch_export="make_vec_env",
+            options=_GYMNASIUM_OPTIONS,
+            batch_options=_BATCH_OPTIONS,
+            float32=True,
+            refusals={"autoreset_mode": "Drop autoreset_mode: SB3 resets on the ending step (same-step), always"},
+            tox_envs=("modern",),
+            train=f"{_A}.sb3.train:train_command",
+            train_flags=(
+                (("--algo",), {"default": "PPO", "choices": ["PPO", "A2C", "DQN", "SAC", "TD3"]}),
+                (("--n-envs",), {"type": int, "default": 1, "help": "scalar envs in SB3's DummyVecEnv"}),
+                (
+                    ("--policy-kwargs",),
+                    {"default": None, "metavar": "LITERAL|MODULE:ATTR", "help": "SB3 policy_kwargs"},
+                ),
+            ),
         ),
         Runtime(
             "rllib",
@@ -84,7 +139,29 @@ RUNTIMES: Dict[str, Runtime] = {
             ("gymnasium", "ray", "torch"),
             f"{_A}.rllib.profile:rllib_profile",
             f"{_A}.rllib.view:RLlibView",
-            {"register_rllib": f"{_A}.rllib.export:register"},
+            {
+                "to_rllib": f"{_A}.rllib.export:to_rllib",
+                "to_rllib_vector": f"{_A}.rllib.export:to_rllib_vector",
+                "register_rllib": f"{_A}.rllib.export:register",
+            },
+            export="to_rllib",
+            batch_export="to_rllib_vector",
+            options=("check_actions", "strict", "normalize_actions", "max_episode_steps"),
+            batch_options=("check_actions", "strict", "normalize_actions"),
+            float32=True,
+            refusals={
+                "float64_as_float32": _NO_FLOAT64.format("RLlib"),
+                "image_layout": _HWC.format("RLlib's CNN encoder"),
+                "autoreset_mode": "Drop autoreset_mode: RLlib's env runners read next-step autoreset, always",
+            },
+            tox_envs=("rllib",),
+            train=f"{_A}.rllib.train:train_command",
+            train_flags=(
+                (("--algo",), {"default": "PPO", "choices": ["PPO", "DQN", "SAC"]}),
+                (("--env-runners",), {"type": int, "default": 2, "help": "env runner actors (0: the driver samples)"}),
+                (("--envs-per-runner",), {"type": int, "default": 1, "help": "sub-envs each runner steps at once"}),
+                (("--address",), {"default": None, "help": "a running Ray cluster (default: start a local one)"}),
+            ),
         ),
         Runtime(
             "gym",
@@ -95,6 +172,14 @@ RUNTIMES: Dict[str, Runtime] = {
             f"{_A}.gym.profile:gym_profile",
             f"{_A}.gym.view:GymView",
             {"to_gym": f"{_A}.gym.export:to_gym"},
+            export="to_gym",
+            options=("check_actions", "strict", "max_episode_steps"),
+            refusals={
+                "float64_as_float32": "Drop float64_as_float32: gym 0.23 keeps float64 observations as they are",
+                "image_layout": _HWC.format("gym 0.23"),
+                "normalize_actions": "Drop normalize_actions: gym 0.23 passes Box actions as the env declares them",
+            },
+            tox_envs=("legacy",),
         ),
         Runtime(
             "dreamerv2",
@@ -105,6 +190,30 @@ RUNTIMES: Dict[str, Runtime] = {
             f"{_A}.dreamerv2.profile:dreamerv2_profile",
             f"{_A}.dreamerv2.view:DreamerV2View",
             {"to_dreamerv2": f"{_A}.dreamerv2.export:to_dreamerv2"},
+            export="to_dreamerv2",
+            options=(
+                "check_actions",
+                "strict",
+                "float64_as_float32",
+                "max_episode_steps",
+                "size",
+                "time_limit",
+                "action_bounds",
+                "parallel",
+                "seed",
+                "timeout",
+            ),
+            float32=True,
+            refusals={
+                "image_layout": _HWC.format("DreamerV2"),
+                "normalize_actions": "Drop normalize_actions: DreamerV2's NormalizeAction always presents [-1, 1]",
+            },
+            tox_envs=("legacy",),
+            train=f"{_A}.dreamerv2.train:train_command",
+            train_flags=(
+                (("--preset",), {"default": None, "help": "tiny (default, CPU-sized), small, or default"}),
+                (("--verbose",), {"action": "store_true", "help": "show all DreamerV2/TensorFlow output"}),
+            ),
         ),
         Runtime(
             "matlab",
@@ -114,6 +223,15 @@ RUNTIMES: Dict[str, Runtime] = {
             (),
             f"{_A}.matlab.profile:matlab_profile",
             f"{_A}.matlab.view:MatlabView",
+            {"to_matlab": f"{_A}.matlab.export:to_matlab"},
+            export="to_matlab",
+            options=("check_actions", "strict", "max_episode_steps"),
+            refusals={
+                "float64_as_float32": "Drop float64_as_float32: MATLAB's values are double, kept as they are",
+                "image_layout": _HWC.format("MATLAB's rlNumericSpec"),
+                "normalize_actions": "Drop normalize_actions: MATLAB passes actions as their specs declare them",
+            },
+            tox_envs=("core-py39", "core-py311", "modern", "rllib", "legacy"),
         ),
     )
 }

@@ -13,6 +13,10 @@ view cannot disagree with its export:
 * ``roundings``: the announced presentations that are not bit-exact (``"observation['x']: float64
   presented as float32"``); empty means lossless. ``expected(x)`` is what a neutral value becomes
   after them (``decode(encode(x))``), which is what a view compares against.
+
+Every runtime builds its lowerings with one constructor shape, ``lower(space, *, path, options)``:
+``path`` names the value in errors, and its root (``"observation"`` or ``"action"``/``"actions"``)
+says which side it is (:func:`role`); ``options`` are the export's options (:mod:`bridge.options`).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy as np
 from bridge.errors import ContractError, message
 from bridge.spaces.base import Mismatch, _describe
 
-__all__ = ["Lowering", "Fn", "Check", "same", "array_checks", "float32_presentation", "discrete_table"]
+__all__ = ["Lowering", "Fn", "Check", "same", "role", "array_checks", "float32_presentation", "discrete_table"]
 
 Fn = Callable[[Any], Any]
 Check = Callable[[Any, str], Optional[Mismatch]]
@@ -34,6 +38,11 @@ TABLE_LIMIT = 4096  # Discrete action spaces up to this size are checked and dec
 
 def same(x: Any) -> Any:
     return x
+
+
+def role(path: str) -> str:
+    """``"action"`` for a path rooted at ``action``/``actions``, else ``"observation"``."""
+    return "action" if path.startswith("action") else "observation"
 
 
 class Lowering:

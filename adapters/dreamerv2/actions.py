@@ -17,11 +17,13 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 from bridge.adapters._shared.lowering import Fn, Lowering, discrete_table
-from bridge.adapters.dreamerv2.lowering import gym
+from bridge.adapters.gym.loader import load_gym
 
 from bridge import spaces
 from bridge.errors import ContractError, ConversionError, SpecError, error
 from bridge.spaces.base import Mismatch, _describe
+
+gym = load_gym("the DreamerV2 export")
 
 MAX_JOINT_ACTIONS = 1024
 # NormalizeAction's float32 affine map may overshoot a bound by rounding; within this many float32

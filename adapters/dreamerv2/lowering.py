@@ -23,10 +23,11 @@ Each rule is lossless, announced (``roundings``) or a ConversionError naming the
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from bridge.adapters._shared.lowering import Fn, Lowering, float32_presentation, same
+from bridge.adapters._shared.lowering import Fn, Lowering, float32_presentation, role, same
+from bridge.adapters.dreamerv2.actions import ActionLowering
 from bridge.adapters.gym.loader import load_gym
 
 from bridge import spaces
@@ -35,10 +36,19 @@ from bridge.spaces.base import Mismatch, _describe
 
 gym = load_gym("the DreamerV2 export")
 
-__all__ = ["ObservationLowering", "RESERVED_KEYS"]
+__all__ = ["lower", "ObservationLowering", "RESERVED_KEYS"]
 
 RESERVED_KEYS = ("reward", "is_first", "is_last", "is_terminal", "action")
 FLOAT32_EXACT_INT = 2**24
+
+
+def lower(space: spaces.Space, *, path: str, options: Dict[str, Any]) -> Lowering:
+    """DreamerV2's lowering of ``space`` (the protocol's one constructor shape): observations as
+    :class:`ObservationLowering` (options ``size``, ``float64_as_float32``), actions as
+    :class:`~bridge.adapters.dreamerv2.actions.ActionLowering` (``action_bounds``, ``check_actions``)."""
+    if role(path) == "action":
+        return ActionLowering(space, options.get("action_bounds"), options.get("check_actions", True))
+    return ObservationLowering(space, options.get("size", (64, 64)), options.get("float64_as_float32", True))
 
 
 class Leaf:

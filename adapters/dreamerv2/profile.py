@@ -326,7 +326,7 @@ def _check_bounds(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
         if obs["is_last"]:
             obs = chain.reset()
         obs = chain.step({"action": np.full(chain.act_space["action"].shape, value, np.float32)})
-        sent = ready.env.last_action  # what reached the neutral env (the _LastAction recorder)
+        sent = ready.neutral.last_action  # what reached the neutral env (the _LastAction recorder)
         got = sent["action"] if ready.action_lowering.principal_key else sent
         if value == 0.0:
             ok = np.allclose(got, (low.astype(np.float64) + high) / 2, rtol=1e-5, atol=1e-6)

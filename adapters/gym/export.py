@@ -2,8 +2,8 @@
 
 Episode ends follow gym 0.23: ``done = terminated or truncated``; ``info["TimeLimit.truncated"]`` is
 True only for a cut-off that is not also a termination (termination wins); ``info["is_terminal"]``
-is ``terminated`` (what DreamerV2's GymWrapper reads). The env sits on the single-env port
-(:mod:`bridge.adapters._shared.port`); spaces are lowered by :mod:`.lowering`, losslessly or with a
+is ``terminated`` (what DreamerV2's GymWrapper reads). The export is declared on the Export base
+(:mod:`bridge.adapters._shared.export`); spaces are lowered by :mod:`.lowering`, losslessly or with a
 :class:`~bridge.errors.ConversionError` that names the path inside the space.
 """
 
@@ -13,64 +13,45 @@ import functools
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
+from bridge.adapters._shared.export import Export
 from bridge.adapters._shared.lowering import Lowering
-from bridge.adapters._shared.port import Port, neutral_env
 from bridge.adapters.gym.lowering import gym, lower
 
-from bridge.env import Env, TimeLimit
+from bridge.env import Env
 from bridge.errors import ContractError, SpecError, message
 
 __all__ = ["GymEnv", "to_gym", "register", "make_gym"]
 
 
-class GymEnv(gym.Env):
+class GymEnv(Export, gym.Env):
     """A neutral :class:`~bridge.env.Env` behind the gym 0.23.1 API (build it with :func:`to_gym`).
 
     The neutral env's Generator is the only one: ``reset(seed=...)`` and ``seed(s)`` (applied at
     the next reset) reach it. ``last_flags`` holds the neutral ``(terminated, truncated)`` of the
-    last step, for checkers and tests. The Dreamer-ready env is this class with DreamerV2's lowering.
-
-    Args:
-        env: the neutral env.
-        check_actions: check every action (cheap); ``False`` skips it.
-        strict: also check the float bounds of every observation.
-        observation, action: the lowerings (default: gym 0.23's own, :func:`.lowering.lower`).
-        label: how lifecycle errors name the export.
-        warn_after_end: a step past the end warns instead of raising (gym's own ``check_env``
-            steps past it, as its classic envs allow); ``strict=True`` raises.
+    last step, for checkers and tests. A step past the end warns (gym's own ``check_env`` steps
+    past it, as its classic envs allow); ``strict=True`` raises. The Dreamer-ready env is this
+    class with DreamerV2's lowerings.
     """
 
-    def __init__(
-        self,
-        env: Env,
-        *,
-        check_actions: bool = True,
-        strict: bool = False,
-        observation: Optional[Lowering] = None,
-        action: Optional[Lowering] = None,
-        label: str = "gym env",
-        warn_after_end: bool = True,
-    ) -> None:
-        neutral_env(env, "to_gym env", "Pass a bridge.Env subclass instance")
-        self.observation_lowering = observation or lower(env.observation_space, "observation")
-        self.action_lowering = action or lower(env.action_space, "action")
-        self.env = env
+    runtime = "gym"
+    export_name = "to_gym"
+    label = "gym env"
+    warn_after_end = True
+    carried = ("_pending_seed", "last_flags")
+
+    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
+        return (
+            lower(neutral.observation_space, path="observation", options=options),
+            lower(neutral.action_space, path="action", options=options),
+        )
+
+    def present(self) -> None:
         self.observation_space = self.observation_lowering.space
         self.action_space = self.action_lowering.space
-        self.port = Port(
-            env,
-            self.observation_lowering,
-            self.action_lowering,
-            label=label,
-            check_actions=check_actions,
-            strict=strict,
-            warn_after_end=warn_after_end,
-        )
-        self._step = self.port.step
         self._pending_seed: Optional[int] = None
         self.last_flags: Tuple[bool, bool] = (False, False)
-        modes = list(env.metadata.get("render_modes", []))
-        fps = env.metadata.get("render_fps")
+        modes = list(self.neutral.metadata.get("render_modes", []))
+        fps = self.neutral.metadata.get("render_fps")
         self.metadata = {
             "render_modes": modes,
             "render.modes": modes,
@@ -80,11 +61,11 @@ class GymEnv(gym.Env):
 
     @property
     def np_random(self) -> np.random.Generator:  # type: ignore[override]
-        return self.env.np_random
+        return self.neutral.np_random
 
     @np_random.setter
     def np_random(self, value: np.random.Generator) -> None:
-        self.env.np_random = value
+        self.neutral.np_random = value
 
     def decode_observation(self, obs: Any) -> Any:
         """A gym observation of this env -> the neutral observation."""
@@ -110,81 +91,37 @@ class GymEnv(gym.Env):
         return obs, reward, terminated or truncated, info
 
     def render(self, mode: str = "human") -> Any:
-        if mode != self.env.render_mode:
+        if mode != self.neutral.render_mode:
             raise ContractError(
                 message(
                     f"render(mode={mode!r})",
-                    f"ask for the neutral env's render_mode {self.env.render_mode!r}",
+                    f"ask for the neutral env's render_mode {self.neutral.render_mode!r}",
                     repr(mode),
                     "Neutral envs fix the mode at construction: build the env with render_mode=... and "
                     "render with that mode",
                 )
             )
-        return self.env.render()
-
-    def close(self) -> None:
-        self.port.close()
-
-    # -- snapshots -------------------------------------------------------------------------------
-    def clone_state(self, *, include_rng: bool = True) -> dict:
-        """The neutral snapshot plus the export's own state (options, step count)."""
-        return self.port.clone_state(self, self._options(), include_rng)
-
-    def restore_state(self, snapshot: dict) -> None:
-        """Rewind to a :meth:`clone_state` snapshot of an export with the same options."""
-        self.port.restore_state(self, self._options(), snapshot)
-
-    def exported(self) -> Tuple[Env, Dict[str, Dict[str, Any]]]:
-        """The neutral env and, per check target, the options of this export (``bridge.check(export)``)."""
-        return self.env, {"gym": {"check_actions": self.port.check_actions, "strict": self.port.strict}}
-
-    def _options(self) -> dict:
-        return {}
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state.pop("_step")  # the port's closure: rebuilt from the port, never copied
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._step = self.port.step
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}{self.env!r}>"
+        return self.neutral.render()
 
 
-def to_gym(env: Any, *, check_actions: bool = True, strict: bool = False) -> GymEnv:
-    """Export ``env`` (a bridge.Env or a registered id) to the gym 0.23.1 API.
+def to_gym(env: Any, **options: Any) -> GymEnv:
+    """Export ``env`` (a bridge.Env, or anything the env resolver takes) to the gym 0.23.1 API.
 
-    Args:
-        env: the neutral environment, or an id for :func:`bridge.make`.
-        check_actions: validate every action against the neutral space (cheap); ``False`` skips it.
-        strict: also check every observation against its space (not free; see docs/bad-input.md).
+    Options (docs/options.md): ``check_actions`` (default True: validate every action, cheap),
+    ``strict`` (False: also check every observation against its space, not free),
+    ``max_episode_steps`` (None).
 
     Raises:
         ConversionError: a space gym 0.23 cannot hold; nothing is wrapped.
     """
-    if not isinstance(env, str):
-        return GymEnv(env, check_actions=check_actions, strict=strict)
-    from bridge.registry import make
-
-    neutral = make(env)
-    try:
-        return GymEnv(neutral, check_actions=check_actions, strict=strict)
-    except Exception:
-        neutral.close()  # built here from an id: a refusal leaves nothing open
-        raise
+    return GymEnv.build(env, options)
 
 
 def make_gym(entry_point: Any, max_episode_steps: Optional[int] = None, **kwargs: Any) -> GymEnv:
     """Build the neutral env from ``entry_point`` (+ ``kwargs``), cap it, export it (gym's entry point)."""
     from bridge.registry import load_entry_point
 
-    env = load_entry_point(entry_point)(**kwargs)
-    if max_episode_steps is not None:
-        env = TimeLimit(env, max_episode_steps)
-    return GymEnv(env)
+    return to_gym(load_entry_point(entry_point), max_episode_steps=max_episode_steps, **kwargs)
 
 
 def register(id: str, entry_point: Any, max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None) -> None:

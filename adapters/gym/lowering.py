@@ -9,7 +9,7 @@ are checked as gym agents send them (numpy values, Python numbers, lists) before
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
 from bridge.adapters._shared.lowering import Check, Fn, Lowering, array_checks, same
@@ -58,8 +58,9 @@ def to_gym_space(space: spaces.Space, path: str = "observation") -> Any:
     )
 
 
-def lower(space: spaces.Space, path: str) -> Lowering:
-    """The gym 0.23 lowering of neutral ``space`` at ``path`` ("observation" or "action")."""
+def lower(space: spaces.Space, *, path: str, options: Dict[str, Any]) -> Lowering:
+    """The gym 0.23 lowering of neutral ``space`` at ``path`` ("observation" or "action"; the
+    protocol's one constructor shape: gym 0.23 holds every value as it is, so no option applies)."""
     target = to_gym_space(space, path)
     encode, decode, invalid = _lower(space)
     return Lowering(space, target, encode, decode, invalid, identity=encode is same and decode is same)

@@ -6,7 +6,7 @@ spaces and values <-> Gymnasium's), ``profile`` (the "gymnasium" check), ``view`
 
 from __future__ import annotations
 
-from bridge.adapters.gymnasium.export import EXPORT_OPTIONS, GoalGymnasiumEnv, GymnasiumEnv, register, to_gymnasium
+from bridge.adapters.gymnasium.export import GoalGymnasiumEnv, GymnasiumEnv, register, to_gymnasium
 from bridge.adapters.gymnasium.vector import GymnasiumVectorEnv, to_gymnasium_vector
 
 __all__ = [
@@ -16,5 +16,4 @@ __all__ = [
     "GymnasiumEnv",
     "GoalGymnasiumEnv",
     "GymnasiumVectorEnv",
-    "EXPORT_OPTIONS",
 ]

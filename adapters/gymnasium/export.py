@@ -1,7 +1,7 @@
 """Export a neutral env to Gymnasium 1.x: ``to_gymnasium`` and ``register``.
 
-The export *is* a ``gymnasium.Env`` (its own ``unwrapped``) over the single-env port
-(:mod:`bridge.adapters._shared.port`): spaces lowered once (:mod:`.lowering`), each action checked in
+The export *is* a ``gymnasium.Env`` (its own ``unwrapped``), declared on the Export base
+(:mod:`bridge.adapters._shared.export`): spaces lowered once (:mod:`.lowering`), each action checked in
 Gymnasium's terms and decoded before the neutral env moves, each observation checked and encoded.
 Randomness is not duplicated: the export's ``np_random`` *is* the neutral env's Generator.
 """
@@ -12,80 +12,61 @@ import functools
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
-from bridge.adapters._shared.port import Port, neutral_env
-from bridge.adapters.gymnasium.lowering import lower, lower_action
+from bridge.adapters._shared.export import Export
+from bridge.adapters._shared.lowering import Lowering
+from bridge.adapters.gymnasium.lowering import lower
 from bridge.compat import optional_import
 
 from bridge import spaces as ns
 from bridge.env import Env
-from bridge.errors import ConversionError, SpecError, error, message
+from bridge.errors import ConversionError, error
+from bridge.options import split
 from bridge.registry import load_entry_point
-from bridge.registry import make as _bridge_make
 from bridge.registry import registry as _bridge_registry
 
 gymnasium = optional_import("gymnasium", "the Gymnasium export")
 
-__all__ = ["GymnasiumEnv", "GoalGymnasiumEnv", "to_gymnasium", "register", "EXPORT_OPTIONS"]
-
-EXPORT_OPTIONS = ("image_layout", "check_actions", "normalize_actions", "float64_as_float32", "strict")
+__all__ = ["GymnasiumEnv", "GoalExport", "GoalGymnasiumEnv", "to_gymnasium", "register"]
 
 
-class GymnasiumEnv(gymnasium.Env):
+class GymnasiumEnv(Export, gymnasium.Env):
     """A neutral :class:`bridge.Env` seen as a ``gymnasium.Env`` (build it with :func:`to_gymnasium`).
 
     Attributes:
         neutral: the wrapped neutral env (with its TimeLimit, if any).
+        options: the export's options (the runtime row's schema, defaults filled in).
         observation_lowering, action_lowering: the lowerings (shared with the conformance view).
         port: the single-env port (guard, seeding, snapshots).
     """
 
-    def __init__(
-        self,
-        neutral: Env,
-        *,
-        image_layout: str = "CHW",
-        check_actions: bool = True,
-        normalize_actions: bool = False,
-        float64_as_float32: bool = False,
-        strict: bool = False,
-    ) -> None:
-        self.neutral = neutral
-        self.image_layout = image_layout
-        self.check_actions = bool(check_actions)
-        self.normalize_actions = bool(normalize_actions)
-        self.float64_as_float32 = bool(float64_as_float32)
-        self.observation_lowering = lower(
-            neutral.observation_space, "observation", gymnasium, image_layout, float64_as_float32
+    runtime = "gymnasium"
+    export_name = "to_gymnasium"
+    label = "gymnasium env"
+    bind_step = bind_reset = True  # Gymnasium's step and reset are the port's, unchanged
+    check_targets = ("gymnasium", "sb3")
+
+    @classmethod
+    def build(cls, env: Any, given: Dict[str, Any], env_kwargs: Optional[Dict[str, Any]] = None) -> GymnasiumEnv:
+        """:meth:`Export.build`, plus a Gymnasium ``spec`` that rebuilds the export (Gymnasium's
+        checker uses it to try every render mode) when the env is a registered envbridge id."""
+        export = super().build(env, given, env_kwargs)
+        options, make_kwargs = split(given)
+        make_kwargs = {**make_kwargs, **(env_kwargs or {})} if isinstance(env, str) else {}
+        export.spec = _gymnasium_spec(cls, export.neutral, options, make_kwargs)
+        return export  # type: ignore[return-value]
+
+    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
+        return (
+            lower(neutral.observation_space, path="observation", options=options),
+            lower(neutral.action_space, path="action", options=options),
         )
-        self.action_lowering = lower_action(neutral.action_space, gymnasium, image_layout, normalize_actions)
+
+    def present(self) -> None:
         self.observation_space = self.observation_lowering.space
         self.action_space = self.action_lowering.space
-        self.metadata = dict(neutral.metadata or {})
+        self.metadata = dict(self.neutral.metadata or {})
         self.metadata.setdefault("render_modes", [])
-        self.render_mode = neutral.render_mode
-        self.port = Port(
-            neutral,
-            self.observation_lowering,
-            self.action_lowering,
-            label="gymnasium env",
-            check_actions=check_actions,
-            strict=strict,
-        )
-        self._bind()
-
-    def _bind(self) -> None:
-        # the port's step and reset on the instance: env.step(a) is one call, not two (a subclass
-        # that overrides either keeps its own)
-        self._step = self.port.step
-        if type(self).step is GymnasiumEnv.step:
-            self.step = self._step  # type: ignore[method-assign]
-        if type(self).reset is GymnasiumEnv.reset:
-            self.reset = self.port.reset  # type: ignore[method-assign]
-
-    @property
-    def steps(self) -> int:
-        """Steps since the last reset (the port counts them; snapshots keep them)."""
-        return self.port.steps
+        self.render_mode = self.neutral.render_mode
 
     # -- one Generator: the neutral env's --------------------------------------------------------
     @property
@@ -124,50 +105,19 @@ class GymnasiumEnv(gymnasium.Env):
     def render(self) -> Any:
         return self.neutral.render()
 
-    def close(self) -> None:
-        self.port.close()
-
-    # -- snapshots -------------------------------------------------------------------------------
-    def clone_state(self, *, include_rng: bool = True) -> dict:
-        """The neutral snapshot plus the export's own state (layout, options, step count)."""
-        return self.port.clone_state(self, self._options(), include_rng)
-
-    def restore_state(self, snapshot: dict) -> None:
-        """Rewind to a :meth:`clone_state` snapshot of an export with the same options."""
-        self.port.restore_state(self, self._options(), snapshot)
-
-    def exported(self) -> Tuple[Env, Dict[str, Dict[str, Any]]]:
-        """The neutral env and, per check target, the options of this export (``bridge.check(export)``)."""
-        options = dict(self._options(), check_actions=self.check_actions, strict=self.port.strict)
-        return self.neutral, {"gymnasium": options, "sb3": options}
-
-    def _options(self) -> Dict[str, Any]:
-        return {
-            "image_layout": self.image_layout,
-            "normalize_actions": self.normalize_actions,
-            "float64_as_float32": self.float64_as_float32,
-        }
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state.pop("_step")  # the port's closure: rebuilt from the port, never copied
-        state.pop("step", None)
-        state.pop("reset", None)
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._bind()
-
     def __repr__(self) -> str:
         return f"<GymnasiumEnv{self.neutral!r}>"
 
 
-class GoalGymnasiumEnv(GymnasiumEnv):
-    """An export of a goal env: ``compute_reward`` works on one goal or a batch (HER relabels)."""
+class GoalExport:
+    """The goal part of a Gymnasium-API export: ``compute_reward`` works on one goal or a batch
+    (HER relabels). Mixed in before the export class it extends."""
 
-    def __init__(self, neutral: Env, **options: Any) -> None:
-        space = neutral.observation_space
+    neutral: Env
+
+    def present(self) -> None:
+        super().present()  # type: ignore[misc]
+        space = self.neutral.observation_space
         for key in ("achieved_goal", "desired_goal"):
             plain = isinstance(space, ns.Dict) and key in space.keys() and type(space[key]) is ns.Box
             if not plain:
@@ -179,85 +129,55 @@ class GoalGymnasiumEnv(GymnasiumEnv):
                     got,
                     "Declare goals as Box spaces",
                 )
-        super().__init__(neutral, **options)
-        self._compute_reward = neutral.unwrapped.compute_reward
+        self._compute_reward = self.neutral.unwrapped.compute_reward
 
     def compute_reward(self, achieved_goal: Any, desired_goal: Any, info: Any) -> Any:
         """The neutral ``compute_reward`` (goals are lowered unchanged, so no mapping is needed)."""
         return self._compute_reward(achieved_goal, desired_goal, info)
 
 
-def _gymnasium_spec(neutral: Env, options: Dict[str, Any], make_kwargs: Dict[str, Any]) -> Any:
+class GoalGymnasiumEnv(GoalExport, GymnasiumEnv):
+    """The Gymnasium export of a goal env."""
+
+
+GymnasiumEnv.goal_variant = GoalGymnasiumEnv
+
+
+def _gymnasium_spec(cls: type, neutral: Env, options: Dict[str, Any], make_kwargs: Dict[str, Any]) -> Any:
     """A Gymnasium EnvSpec that rebuilds this export (so the checker can try every render mode)."""
     spec = getattr(neutral.unwrapped, "spec", None)
     if spec is None or getattr(spec, "id", None) not in _bridge_registry:
         return None
     return gymnasium.envs.registration.EnvSpec(
         id=spec.id,
-        entry_point=functools.partial(_make_export, spec.entry_point, **options),
+        entry_point=functools.partial(_make_export, cls, spec.entry_point, **options),
         max_episode_steps=spec.max_episode_steps,
         kwargs={**spec.kwargs, **make_kwargs},
     )
 
 
-def to_gymnasium(
-    env: Union[Env, str],
-    *,
-    image_layout: str = "CHW",
-    check_actions: bool = True,
-    normalize_actions: bool = False,
-    float64_as_float32: bool = False,
-    strict: bool = False,
-    **kwargs: Any,
-) -> GymnasiumEnv:
-    """Export a neutral env (or a registered id, built with ``kwargs``) as a ``gymnasium.Env``.
+def to_gymnasium(env: Any, **options: Any) -> GymnasiumEnv:
+    """Export a neutral env as a ``gymnasium.Env``.
 
     Args:
-        env: a :class:`bridge.Env` (TimeLimit and other wrappers included) or a registered id.
-        image_layout: "CHW" (SB3's CNN layout, default) or "HWC" (the neutral layout).
-        check_actions: validate each action against the exported space before stepping.
-        normalize_actions: expose an asymmetric float Box action as [-1, 1] (opt-in, SB3 advice).
-        float64_as_float32: present float64 Box observations as float32 (rounded; opt-in here,
-            the default of ``to_sb3`` because SB3's policies compute in float32).
-        strict: also check every observation against its space (not free; see docs/bad-input.md).
+        env: a :class:`bridge.Env` (TimeLimit and other wrappers included), or anything the env
+            resolver takes (a registered id, ``module:attr``, a class or a factory); names that
+            are not options are the env's make kwargs.
+        options: the gymnasium row's options (docs/options.md): ``check_actions`` (default True),
+            ``strict`` (False), ``float64_as_float32`` (False: Gymnasium keeps float64),
+            ``normalize_actions`` (False), ``image_layout`` ("CHW", SB3's CNN layout, or "HWC"),
+            ``max_episode_steps`` (None).
 
     Raises:
         ConversionError: a space cannot be expressed losslessly; the message names its path.
+        SpecError: an option this export does not honour, or a source it cannot take.
     """
-    neutral = _bridge_make(env, **kwargs) if isinstance(env, str) else env
-    neutral_env(neutral, "to_gymnasium env", "Subclass bridge.Env or pass an id")
-    options = {
-        "image_layout": image_layout,
-        "check_actions": check_actions,
-        "normalize_actions": normalize_actions,
-        "float64_as_float32": float64_as_float32,
-        "strict": strict,
-    }
-    cls = GoalGymnasiumEnv if hasattr(neutral.unwrapped, "compute_reward") else GymnasiumEnv
-    try:
-        export = cls(neutral, **options)
-    except Exception:
-        if neutral is not env:  # built here from an id: nothing half-made is left open
-            neutral.close()
-        raise
-    export.spec = _gymnasium_spec(neutral, options, kwargs if isinstance(env, str) else {})
-    return export
+    return GymnasiumEnv.build(env, options)
 
 
-def _make_export(entry_point: Union[str, Callable[..., Env]], **kwargs: Any) -> GymnasiumEnv:
+def _make_export(cls: type, entry_point: Union[str, Callable[..., Env]], **kwargs: Any) -> GymnasiumEnv:
     """Gymnasium entry point: export options go to the export, the rest to the neutral env."""
-    options = {k: kwargs.pop(k) for k in EXPORT_OPTIONS if k in kwargs}
-    neutral = load_entry_point(entry_point)(**kwargs)
-    if not isinstance(neutral, Env):
-        raise SpecError(
-            message(
-                "entry point",
-                "return a bridge.Env",
-                type(neutral).__name__,
-                "Return an instance of a bridge.Env subclass",
-            )
-        )
-    return to_gymnasium(neutral, **options)
+    return cls.build(load_entry_point(entry_point), kwargs)  # the export owns what it builds
 
 
 def register(
@@ -278,7 +198,7 @@ def register(
     load_entry_point(entry_point)  # fail now, with our message, rather than at make time
     gymnasium.register(
         id=id,
-        entry_point=functools.partial(_make_export, entry_point),
+        entry_point=functools.partial(_make_export, GymnasiumEnv, entry_point),
         max_episode_steps=max_episode_steps,
         order_enforce=False,
         disable_env_checker=True,

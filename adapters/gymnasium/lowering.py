@@ -9,12 +9,12 @@ Dict / Tuple (nested) -> one level of Dict, keys joined with "." (Tuple entries 
 The one float policy, opt-in here: ``float64_as_float32=True`` presents float64 Box leaves as float32
 (announced in ``roundings``; ``to_sb3`` turns it on because SB3's policies compute in float32).
 ``normalize_actions=True`` exposes a bounded float Box action as [-1, 1].
-``gym`` is the gymnasium module itself, so the same rules serve Gymnasium 1.2 (RLlib) and 1.3.
+The same rules serve Gymnasium 1.2 (RLlib's pin) and 1.3.
 """
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 from bridge.adapters._shared.lowering import (
@@ -25,45 +25,49 @@ from bridge.adapters._shared.lowering import (
     combined,
     discrete_table,
     float32_presentation,
+    role,
     same,
 )
+from bridge.compat import optional_import
 
 from bridge import spaces as ns
 from bridge.errors import ConversionError, error
 from bridge.spaces.base import Mismatch, _describe
 
-__all__ = ["lower", "lower_action", "LAYOUTS", "KEY_SEPARATOR"]
+gymnasium = optional_import("gymnasium", "the Gymnasium export")
+
+__all__ = ["lower", "LAYOUTS", "KEY_SEPARATOR"]
 
 LAYOUTS = ("CHW", "HWC")
 KEY_SEPARATOR = "."
 
 
-def lower(
-    space: ns.Space, path: str, gym: Any, image_layout: str = "CHW", float64_as_float32: bool = False
-) -> Lowering:
-    """The lowering of neutral ``space`` at ``path`` (e.g. ``"observation"``) to ``gym.spaces``."""
-    if image_layout not in LAYOUTS:
-        raise error(
-            ConversionError,
-            "image_layout",
-            f"be one of {LAYOUTS}",
-            repr(image_layout),
-            "Pass image_layout='CHW' (SB3) or 'HWC'",
-        )
+def lower(space: ns.Space, *, path: str, options: Dict[str, Any]) -> Lowering:
+    """The lowering of neutral ``space`` at ``path`` to Gymnasium's spaces (the protocol's one
+    constructor shape). ``options``: ``image_layout``; ``float64_as_float32`` (observations),
+    ``normalize_actions`` (actions: the root of ``path`` says which side, see :func:`role`)."""
+    layout = options.get("image_layout", "CHW")
+    if role(path) == "observation":
+        return _lower(space, path, layout, bool(options.get("float64_as_float32", False)))
+    lowering = _lower(space, path, layout, False)
+    return _normalized(space, path) if options.get("normalize_actions", False) else lowering
+
+
+def _lower(space: ns.Space, path: str, layout: str, float64_as_float32: bool) -> Lowering:
     if isinstance(space, (ns.Dict, ns.Tuple)):
-        return _lower_composite(space, path, gym, image_layout, float64_as_float32)
+        return _lower_composite(space, path, layout, float64_as_float32)
     if isinstance(space, ns.Image):
-        return _lower_image(space, gym, image_layout)
+        return _lower_image(space, layout)
     if isinstance(space, ns.Box):
         if float64_as_float32 and space.dtype == np.float64:
-            return _lower_box_as_float32(space, path, gym)
-        return _lower_box(space, gym)
+            return _lower_box_as_float32(space, path)
+        return _lower_box(space)
     if isinstance(space, ns.Discrete):
-        return _lower_discrete(space, gym)
+        return _lower_discrete(space)
     if isinstance(space, ns.MultiDiscrete):
-        return _lower_multi_discrete(space, gym)
+        return _lower_multi_discrete(space)
     if isinstance(space, ns.MultiBinary):
-        return _lower_multi_binary(space, gym)
+        return _lower_multi_binary(space)
     raise error(
         ConversionError,
         path,
@@ -73,22 +77,19 @@ def lower(
     )
 
 
-def lower_action(space: ns.Space, gym: Any, image_layout: str = "CHW", normalize: bool = False) -> Lowering:
-    """The action lowering; ``normalize`` exposes a bounded float Box as [-1, 1] (SB3's advice)."""
-    lowering = lower(space, "action", gym, image_layout)
-    if not normalize:
-        return lowering
+def _normalized(space: ns.Space, path: str) -> Lowering:
+    """A bounded float Box action exposed as [-1, 1] (``normalize_actions``, SB3's advice)."""
     if type(space) is not ns.Box or space.dtype.kind != "f" or not space.is_bounded("both"):
         raise error(
             ConversionError,
-            "action space",
+            f"{path} space",
             "be a bounded float Box for normalize_actions=True",
             repr(space),
             "Export without normalize_actions",
         )
     low, high, dtype = space.low.astype(np.float64), space.high.astype(np.float64), space.dtype
     half = (high - low) / 2.0
-    unit = gym.spaces.Box(-1.0, 1.0, space.shape, np.float32)
+    unit = gymnasium.spaces.Box(-1.0, 1.0, space.shape, np.float32)
     ones = np.ones(space.shape, np.float32)
     invalid, invalid_batch = array_checks(space.shape, np.dtype(np.float32), -ones, ones, False)
 
@@ -107,12 +108,12 @@ def lower_action(space: ns.Space, gym: Any, image_layout: str = "CHW", normalize
         encode_batch=encode,
         decode_batch=decode,
         invalid_batch=invalid_batch,
-        roundings=("action: [-1, 1] rescaled onto the Box bounds (normalize_actions)",),
+        roundings=(f"{path}: [-1, 1] rescaled onto the Box bounds (normalize_actions)",),
     )
 
 
-def _lower_box(space: ns.Box, gym: Any) -> Lowering:
-    target = gym.spaces.Box(space.low, space.high, space.shape, space.dtype)
+def _lower_box(space: ns.Box) -> Lowering:
+    target = gymnasium.spaces.Box(space.low, space.high, space.shape, space.dtype)
     integer = space.dtype.kind in "iu"
     invalid, invalid_batch = array_checks(space.shape, space.dtype, space.low, space.high, integer)
     dtype = space.dtype
@@ -133,10 +134,10 @@ def _lower_box(space: ns.Box, gym: Any) -> Lowering:
     )
 
 
-def _lower_box_as_float32(space: ns.Box, path: str, gym: Any) -> Lowering:
+def _lower_box_as_float32(space: ns.Box, path: str) -> Lowering:
     """float64 Box -> float32 Box (the one float policy; bounds rounded outward)."""
     low, high, encode, decode = float32_presentation(space.low, space.high)
-    target = gym.spaces.Box(low, high, space.shape, np.float32)
+    target = gymnasium.spaces.Box(low, high, space.shape, np.float32)
     invalid, invalid_batch = array_checks(space.shape, np.dtype(np.float32), low, high, False)
     return Lowering(
         space,
@@ -151,11 +152,11 @@ def _lower_box_as_float32(space: ns.Box, path: str, gym: Any) -> Lowering:
     )
 
 
-def _lower_image(space: ns.Image, gym: Any, layout: str) -> Lowering:
+def _lower_image(space: ns.Image, layout: str) -> Lowering:
     if layout == "HWC":
-        return _lower_box(space, gym)
+        return _lower_box(space)
     h, w, c = space.shape
-    target = gym.spaces.Box(0, 255, (c, h, w), np.uint8)
+    target = gymnasium.spaces.Box(0, 255, (c, h, w), np.uint8)
     low, high = np.zeros((c, h, w), np.uint8), np.full((c, h, w), 255, np.uint8)
     invalid, invalid_batch = array_checks((c, h, w), np.dtype(np.uint8), low, high, True)
     return Lowering(
@@ -170,9 +171,9 @@ def _lower_image(space: ns.Image, gym: Any, layout: str) -> Lowering:
     )
 
 
-def _lower_discrete(space: ns.Discrete, gym: Any) -> Lowering:
+def _lower_discrete(space: ns.Discrete) -> Lowering:
     n, start = space.n, space.start
-    target = gym.spaces.Discrete(n)
+    target = gymnasium.spaces.Discrete(n)
     low, high = np.int64(0), np.int64(n - 1)
     invalid, invalid_batch = array_checks((), np.dtype(np.int64), np.asarray(low), np.asarray(high), True)
     int64 = np.int64
@@ -198,10 +199,10 @@ def _int64_array(x: Any) -> np.ndarray:
     return np.asarray(x, dtype=np.int64)
 
 
-def _lower_multi_discrete(space: ns.MultiDiscrete, gym: Any) -> Lowering:
+def _lower_multi_discrete(space: ns.MultiDiscrete) -> Lowering:
     shape, start = space.shape, space.start
     flat_n = space.nvec.reshape(-1)
-    target = gym.spaces.MultiDiscrete(flat_n)
+    target = gymnasium.spaces.MultiDiscrete(flat_n)
     invalid, invalid_batch = array_checks((flat_n.size,), np.dtype(np.int64), np.zeros_like(flat_n), flat_n - 1, True)
     flat_start = start.reshape(-1)
     return Lowering(
@@ -216,10 +217,10 @@ def _lower_multi_discrete(space: ns.MultiDiscrete, gym: Any) -> Lowering:
     )
 
 
-def _lower_multi_binary(space: ns.MultiBinary, gym: Any) -> Lowering:
+def _lower_multi_binary(space: ns.MultiBinary) -> Lowering:
     shape = space.shape
     size = int(np.prod(shape))
-    target = gym.spaces.MultiBinary(size)
+    target = gymnasium.spaces.MultiBinary(size)
     invalid, invalid_batch = array_checks(
         (size,), np.dtype(np.int8), np.zeros(size, np.int8), np.ones(size, np.int8), True
     )
@@ -250,7 +251,7 @@ def _leaves(space: ns.Space, path: str, keys: Tuple[Any, ...], out: List[tuple])
         out.append((keys, KEY_SEPARATOR.join(str(k) for k in keys), space, path))
 
 
-def _lower_composite(space: ns.Space, path: str, gym: Any, layout: str, float64_as_float32: bool = False) -> Lowering:
+def _lower_composite(space: ns.Space, path: str, layout: str, float64_as_float32: bool) -> Lowering:
     found: List[tuple] = []
     _leaves(space, path, (), found)
     seen: dict = {}
@@ -264,8 +265,8 @@ def _lower_composite(space: ns.Space, path: str, gym: Any, layout: str, float64_
                 f"Rename keys so that no key contains {KEY_SEPARATOR!r} (SB3 needs one level of Dict)",
             )
         seen[flat] = where
-    leaves = [(keys, flat, lower(sub, where, gym, layout, float64_as_float32)) for keys, flat, sub, where in found]
-    target = gym.spaces.Dict([(flat, low.space) for _, flat, low in leaves])  # pairs keep the neutral order
+    leaves = [(keys, flat, _lower(sub, where, layout, float64_as_float32)) for keys, flat, sub, where in found]
+    target = gymnasium.spaces.Dict([(flat, low.space) for _, flat, low in leaves])  # pairs keep the neutral order
     flat_keys = [flat for _, flat, _ in leaves]
 
     def getter(keys: Tuple[Any, ...]) -> Fn:

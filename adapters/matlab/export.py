@@ -1,10 +1,10 @@
 """The MATLAB export: any neutral env seen as MATLAB sees an environment object.
 
-``to_matlab(env)`` gives a :class:`MatlabEnv` on the single-env port: ``reset()`` returns the
+``to_matlab(env)`` gives a :class:`MatlabEnv`, declared on the Export base: ``reset()`` returns the
 InitialObservation and ``step(Action)`` returns ``(NextObservation, Reward, IsDone, Info)``, all in
 MATLAB values (finite-set element values, a list of channels, [4 1] columns, logical arrays).
-``sim`` and the "matlab" conformance view run through it. The lowering (:func:`lower`) of an
-rlFunctionEnv is its own specs; any other env is described by ``getObservationInfo`` /
+``sim`` and the "matlab" conformance view run through it. An rlFunctionEnv's lowering is its
+own specs (:func:`own_lowering`); any other env is described (:func:`lower`) by ``getObservationInfo`` /
 ``getActionInfo`` and mapped onto those specs (a Discrete start, a Tuple of channels, a scalar Box
 as [1 1]) exactly both ways.
 """
@@ -12,10 +12,11 @@ as [1 1]) exactly both ways.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
-from bridge.adapters._shared.port import Port, neutral_env
+from bridge.adapters._shared.export import Export
+from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.matlab.describe import specs_from_space
 from bridge.adapters.matlab.function_env import unwrap_function_env
 from bridge.adapters.matlab.lowering import MatlabLowering, specs_lowering
@@ -23,18 +24,16 @@ from bridge.adapters.matlab.lowering import MatlabLowering, specs_lowering
 from bridge import spaces
 from bridge.env import Env
 
-__all__ = ["MatlabEnv", "to_matlab", "lower"]
+__all__ = ["MatlabEnv", "to_matlab", "lower", "own_lowering"]
 
 Fn = Callable[[Any], Any]
 
 
-def lower(env: Env, role: str) -> MatlabLowering:
-    """The MATLAB lowering of ``env``'s observation or action space (``role``)."""
-    space = env.observation_space if role == "observation" else env.action_space
-    function_env = unwrap_function_env(env)
-    own = None if function_env is None else getattr(function_env, f"{role}_lowering")
-    if own is not None and own.source == space:
-        return own  # an rlFunctionEnv's own specs (wrappers such as TimeLimit keep its spaces)
+def lower(space: spaces.Space, *, path: str, options: Dict[str, Any]) -> MatlabLowering:
+    """The MATLAB lowering of a neutral ``space`` (the protocol's one constructor shape): the specs
+    ``getObservationInfo`` / ``getActionInfo`` describe, mapped exactly both ways (a Discrete start,
+    a Tuple of channels, a scalar Box as [1 1]). No option changes a MATLAB value."""
+    role = "action" if path.startswith("action") else "observation"
     described = specs_from_space(space, role)
     specs = described if isinstance(described, list) else [described]
     if role == "observation" and isinstance(space, (spaces.Dict, spaces.Tuple)):
@@ -60,11 +59,21 @@ def lower(env: Env, role: str) -> MatlabLowering:
     encode, convert = matlab.encode, matlab.convert
     return MatlabLowering(
         space,
+        facade_space,
         matlab.specs,
         lambda x: encode(to_facade(x)),
         lambda y, subject: from_facade(convert(y, subject)),
         role,
     )
+
+
+def own_lowering(env: Env, role: str) -> Optional[MatlabLowering]:
+    """An rlFunctionEnv's own lowering of ``role`` when ``env`` (wrappers such as TimeLimit keep
+    its spaces) presents its spaces unchanged, else None."""
+    function_env = unwrap_function_env(env)
+    own = None if function_env is None else getattr(function_env, f"{role}_lowering")
+    space = env.observation_space if role == "observation" else env.action_space
+    return own if own is not None and own.source == space else None
 
 
 def _leaf(space: spaces.Space) -> Tuple[Fn, Fn]:
@@ -93,28 +102,27 @@ def _channels(space: spaces.Space, parts: List[spaces.Space], keys: List[str]) -
     return to_facade, from_facade
 
 
-class MatlabEnv:
+class MatlabEnv(Export):
     """A neutral env behind MATLAB's environment-object API (build it with :func:`to_matlab`).
 
     Attributes:
-        env: the neutral env; observation_lowering, action_lowering: its MATLAB lowerings.
+        neutral: the neutral env; observation_lowering, action_lowering: its MATLAB lowerings.
         last_flags: the neutral ``(terminated, truncated)`` of the last step (MATLAB has one IsDone).
     """
 
-    def __init__(self, env: Env, *, check_actions: bool = True, strict: bool = False) -> None:
-        neutral_env(env, "to_matlab env", "Pass a bridge.Env or an rlFunctionEnv")
-        self.env = env
-        self.observation_lowering = lower(env, "observation")
-        self.action_lowering = lower(env, "action")
-        self.port = Port(
-            env,
-            self.observation_lowering,
-            self.action_lowering,
-            label="MATLAB env",
-            check_actions=check_actions,
-            strict=strict,
+    runtime = "matlab"
+    export_name = "to_matlab"
+    label = "MATLAB env"
+    carried = ("last_flags",)
+
+    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
+        return (
+            own_lowering(neutral, "observation")
+            or lower(neutral.observation_space, path="observation", options=options),
+            own_lowering(neutral, "action") or lower(neutral.action_space, path="action", options=options),
         )
-        self._step = self.port.step
+
+    def present(self) -> None:
         self.last_flags: Tuple[bool, bool] = (False, False)
 
     @property
@@ -139,37 +147,8 @@ class MatlabEnv:
         self.last_flags = (terminated, truncated)
         return obs, reward, terminated or truncated, info
 
-    def clone_state(self, *, include_rng: bool = True) -> dict:
-        return self.port.clone_state(self, {}, include_rng)
 
-    def restore_state(self, snapshot: dict) -> None:
-        self.port.restore_state(self, {}, snapshot)
-
-    def close(self) -> None:
-        self.port.close()
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state.pop("_step")  # the port's closure: rebuilt from the port
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._step = self.port.step
-
-    def __repr__(self) -> str:
-        return f"<MatlabEnv{self.env!r}>"
-
-
-def to_matlab(env: Any, *, check_actions: bool = True, strict: bool = False) -> MatlabEnv:
-    """Export ``env`` (a bridge.Env, an rlFunctionEnv or a registered id) to MATLAB's env API."""
-    if not isinstance(env, str):
-        return MatlabEnv(env, check_actions=check_actions, strict=strict)
-    from bridge.registry import make
-
-    neutral = make(env)
-    try:
-        return MatlabEnv(neutral, check_actions=check_actions, strict=strict)
-    except Exception:
-        neutral.close()  # built here from an id: a refusal leaves nothing open
-        raise
+def to_matlab(env: Any, **options: Any) -> MatlabEnv:
+    """Export ``env`` (a bridge.Env, an rlFunctionEnv, or anything the env resolver takes) to
+    MATLAB's env API. Options (docs/options.md): ``check_actions``, ``strict``, ``max_episode_steps``."""
+    return MatlabEnv.build(env, options)

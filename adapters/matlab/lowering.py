@@ -38,11 +38,17 @@ Decoder = Callable[[Any, str], Any]  # (MATLAB value, what it is called in error
 
 
 class MatlabLowering(Lowering):
-    """A lowering whose decode can name what it converts (``convert(y, subject)``)."""
+    """A lowering whose decode can name what it converts (``convert(y, subject)``).
+
+    ``space`` is the neutral space of the MATLAB values (what the specs hold), ``specs`` the specs
+    themselves (one spec, or a list of channels), as ``getObservationInfo`` returns them.
+    """
 
     __slots__ = ("specs", "convert")
 
-    def __init__(self, source: Any, specs: Any, encode: Callable[[Any], Any], convert: Decoder, role: str) -> None:
+    def __init__(
+        self, source: Any, space: Any, specs: Any, encode: Callable[[Any], Any], convert: Decoder, role: str
+    ) -> None:
         self.specs, self.convert = specs, convert
 
         def invalid(y: Any, path: str) -> Optional[Mismatch]:
@@ -52,7 +58,7 @@ class MatlabLowering(Lowering):
                 return e.parts
             return None
 
-        super().__init__(source, specs, encode, lambda y: convert(y, role), invalid)
+        super().__init__(source, space, encode, lambda y: convert(y, role), invalid)
 
 
 def specs_lowering(source: Any, specs: List[Any], keys: Optional[List[str]], role: str) -> MatlabLowering:
@@ -63,8 +69,8 @@ def specs_lowering(source: Any, specs: List[Any], keys: Optional[List[str]], rol
     """
     shown = specs if len(specs) > 1 else specs[0]
     if role == "action":
-        return MatlabLowering(source, shown, action_encoder(specs), action_decoder(specs), role)
-    return MatlabLowering(source, shown, channels_encoder(specs, keys), channels_decoder(specs, keys), role)
+        return MatlabLowering(source, source, shown, action_encoder(specs), action_decoder(specs), role)
+    return MatlabLowering(source, source, shown, channels_encoder(specs, keys), channels_decoder(specs, keys), role)
 
 
 def numeric_decoder(spec: rlNumericSpec, batch: Optional[int] = None) -> Decoder:

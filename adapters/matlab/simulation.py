@@ -87,7 +87,7 @@ def _policy_fn(export: MatlabEnv, policy: Any) -> Callable[[Any], Any]:
     """A function MATLAB observation -> MATLAB action."""
     if hasattr(policy, "predict"):  # SB3-style: works in neutral (exported) values
         space, to_neutral, to_matlab = (
-            export.env.action_space,
+            export.neutral.action_space,
             export.observation_lowering.decode,
             export.action_lowering.encode,
         )

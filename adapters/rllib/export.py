@@ -15,19 +15,20 @@ raised by a step inside an env runner is also recorded for the driver (:mod:`.fa
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Union
+import functools
+from typing import Any, Dict, Optional, Sequence, Tuple
 
-from bridge.adapters._shared.port import Port, neutral_env
+from bridge.adapters._shared.export import declared_options
+from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gymnasium.export import GymnasiumEnv
 from bridge.adapters.gymnasium.vector import GymnasiumVectorEnv
 from bridge.adapters.rllib import faults
-from bridge.adapters.rllib.lowering import action_lowering, observation_lowering, rllib_refusal
+from bridge.adapters.rllib.lowering import lower
 from bridge.compat import optional_import
 
-from bridge import spaces as ns
-from bridge.env import Env
-from bridge.errors import BridgeError, SpecError, message
-from bridge.registry import make as _bridge_make
+from bridge.env import Env, TimeLimit
+from bridge.errors import BridgeError, SpecError, error
+from bridge.loading import import_modules, resolve
 from bridge.vector import VectorEnv, vectorize
 
 gymnasium = optional_import("gymnasium", "the RLlib export")
@@ -38,27 +39,17 @@ __all__ = ["RLlibEnv", "RLlibVectorEnv", "to_rllib", "to_rllib_vector", "registe
 class RLlibEnv(GymnasiumEnv):
     """The scalar export RLlib's env runners step (build it with :func:`to_rllib`)."""
 
-    def __init__(self, neutral: Env, *, check_actions: bool = True, strict: bool = False) -> None:
-        refusal = rllib_refusal(neutral.action_space)
-        if refusal is not None:
-            raise refusal
-        options = {"check_actions": check_actions, "float64_as_float32": True, "strict": strict}
-        super().__init__(neutral, image_layout="HWC", **options)
-        if isinstance(neutral.observation_space, ns.Image) or _flat(neutral.action_space):
-            # where RLlib's lowering differs from Gymnasium's: images, n-D Box actions
-            self.observation_lowering = observation_lowering(neutral.observation_space)
-            self.observation_space = self.observation_lowering.space
-            self.action_lowering = action_lowering(neutral.action_space)
-            self.action_space = self.action_lowering.space
-            self.port = Port(
-                neutral,
-                self.observation_lowering,
-                self.action_lowering,
-                label="rllib env",
-                check_actions=check_actions,
-                strict=strict,
-            )
-            self._bind()
+    runtime = "rllib"
+    export_name = "to_rllib"
+    label = "rllib env"
+    check_targets = ("rllib",)
+    goal_variant = None
+
+    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
+        return (
+            lower(neutral.observation_space, path="observation", options=options),
+            lower(neutral.action_space, path="action", options=options),
+        )
 
     def step(self, action: Any) -> Any:
         try:
@@ -67,9 +58,6 @@ class RLlibEnv(GymnasiumEnv):
             faults.record(e)
             raise
 
-    def exported(self) -> Any:
-        return self.neutral, {"rllib": {"check_actions": self.check_actions, "strict": self.port.strict}}
-
     def __repr__(self) -> str:
         return f"<RLlibEnv{self.neutral!r}>"
 
@@ -77,29 +65,15 @@ class RLlibEnv(GymnasiumEnv):
 class RLlibVectorEnv(GymnasiumVectorEnv):
     """The batched export for ``gym_env_vectorize_mode="vector_entry_point"`` (next-step autoreset)."""
 
-    def __init__(self, vector_env: VectorEnv, *, check_actions: bool = True) -> None:
-        if isinstance(vector_env, VectorEnv):
-            refusal = rllib_refusal(vector_env.single_action_space)
-            if refusal is not None:
-                raise refusal
-        super().__init__(
-            vector_env,
-            image_layout="HWC",
-            check_actions=check_actions,
-            autoreset_mode="next-step",  # SingleAgentEnvRunner reads the step after an end as the reset
-            float64_as_float32=True,
+    runtime = "rllib"
+    export_name = "to_rllib_vector"
+    autoreset_mode = "next-step"  # SingleAgentEnvRunner reads the step after an end as the reset
+
+    def lowerings(self, vector_env: VectorEnv, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
+        return (
+            lower(vector_env.single_observation_space, path="observation", options=options),
+            lower(vector_env.single_action_space, path="actions", options=options),
         )
-        if isinstance(vector_env.single_observation_space, ns.Image):
-            self.observation_lowering = observation_lowering(vector_env.single_observation_space)
-            self.single_observation_space = self.observation_lowering.space
-            self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
-            self._encode = self.observation_lowering.encode_batch
-        if _flat(vector_env.single_action_space):
-            self.action_lowering = action_lowering(vector_env.single_action_space)
-            self.single_action_space = self.action_lowering.space
-            self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
-            self._decode = self.action_lowering.decode_batch
-            self._invalid = self.action_lowering.invalid_batch if check_actions else None
 
     def step(self, actions: Any) -> Any:
         try:
@@ -108,99 +82,97 @@ class RLlibVectorEnv(GymnasiumVectorEnv):
             faults.record(e)
             raise
 
-    def __repr__(self) -> str:
-        return f"RLlibVectorEnv({self.neutral!r})"
 
-
-def _flat(space: ns.Space) -> bool:
-    return type(space) is ns.Box and space.dtype.kind == "f" and len(space.shape) > 1
-
-
-def to_rllib(env: Union[Env, str], *, check_actions: bool = True, strict: bool = False, **kwargs: Any) -> RLlibEnv:
-    """Export a neutral env (or a registered id, built with ``kwargs``) for RLlib's env runners.
+def to_rllib(env: Any, **options: Any) -> RLlibEnv:
+    """Export a neutral env (or anything the env resolver takes, with its make kwargs) for RLlib's
+    env runners. Options (docs/options.md): ``check_actions``, ``strict``, ``normalize_actions``,
+    ``max_episode_steps``.
 
     Raises:
         ConversionError: RLlib cannot express a space (see :mod:`.lowering`); the message names its path.
     """
-    neutral = _bridge_make(env, **kwargs) if isinstance(env, str) else env
-    neutral_env(neutral, "to_rllib env", "Subclass bridge.Env or pass an id")
-    try:
-        return RLlibEnv(neutral, check_actions=check_actions, strict=strict)
-    except Exception:
-        if neutral is not env:
-            neutral.close()
-        raise
+    return RLlibEnv.build(env, options)
 
 
-def to_rllib_vector(vector_env: VectorEnv, *, check_actions: bool = True) -> RLlibVectorEnv:
+def to_rllib_vector(vector_env: Any, **options: Any) -> RLlibVectorEnv:
     """Export a :class:`bridge.VectorEnv` as the ``gymnasium.vector.VectorEnv`` RLlib steps in
-    ``vector_entry_point`` mode (next-step autoreset; the export owns the VectorEnv)."""
-    return RLlibVectorEnv(vector_env, check_actions=check_actions)
+    ``vector_entry_point`` mode (next-step autoreset; the export owns the VectorEnv). Options:
+    ``check_actions``, ``strict``, ``normalize_actions``."""
+    return RLlibVectorEnv(vector_env, **options)
 
 
 class Creator:
     """The env creator :func:`register` gives RLlib: picklable, called in every env runner with
-    RLlib's ``EnvContext`` (a dict: the ``env_config``), plus ``num_envs`` in vector_entry_point mode."""
+    RLlib's ``EnvContext`` (a dict: the ``env_config``, the env's kwargs), plus ``num_envs`` in
+    vector_entry_point mode. It imports ``imports`` first (the ``--import`` modules that register
+    ids: a remote runner is a fresh process), then resolves ``source`` as every export does."""
 
-    def __init__(self, source: Any, name: str, options: Dict[str, Any]) -> None:
+    def __init__(self, source: Any, name: str, options: Dict[str, Any], imports: Sequence[str], batched: bool) -> None:
         self.source, self.name, self.options = source, name, dict(options)
-        self.batched = isinstance(source, type) and issubclass(source, VectorEnv)
+        self.imports, self.batched = tuple(imports), batched
 
     def __call__(self, env_config: Any = None) -> Any:
+        import_modules(self.imports)
         kwargs = dict(env_config or {})
         num_envs = kwargs.pop("num_envs", None)
         if num_envs is None:
             if self.batched:
-                raise SpecError(
-                    message(
-                        f"the RLlib env {self.name!r}",
-                        "run in gym_env_vectorize_mode='vector_entry_point' (it is a bridge.VectorEnv)",
-                        "gym_env_vectorize_mode='sync'",
-                        "Call config.env_runners(gym_env_vectorize_mode='vector_entry_point')",
-                    )
+                raise error(
+                    SpecError,
+                    f"the RLlib env {self.name!r}",
+                    "run in gym_env_vectorize_mode='vector_entry_point' (it is a bridge.VectorEnv)",
+                    "gym_env_vectorize_mode='sync'",
+                    "Call config.env_runners(gym_env_vectorize_mode='vector_entry_point')",
                 )
-            return to_rllib(self._neutral(kwargs), **self.options)
+            return RLlibEnv.build(self.source, self.options, kwargs)
+        options = dict(self.options)
+        steps = options.pop("max_episode_steps", None)
         if self.batched:
-            return to_rllib_vector(self.source(num_envs=num_envs, **kwargs), **self._vector_options())
-        return to_rllib_vector(vectorize(lambda: self._neutral(kwargs), num_envs), **self._vector_options())
+            vector_env, _ = resolve(
+                self.source, kwargs, subject=f"the RLlib env {self.name!r}", batch=True, num_envs=num_envs
+            )
+            if steps is not None:
+                vector_env.max_episode_steps = steps
+        else:
+            vector_env = vectorize(functools.partial(self._capped, kwargs, steps), num_envs)
+        return to_rllib_vector(vector_env, **options)
 
-    def _vector_options(self) -> Dict[str, Any]:
-        return {k: v for k, v in self.options.items() if k == "check_actions"}
-
-    def _neutral(self, kwargs: Dict[str, Any]) -> Env:
-        if isinstance(self.source, str):
-            return _bridge_make(self.source, **kwargs)
-        return self.source(**kwargs)
+    def _capped(self, kwargs: Dict[str, Any], steps: Optional[int]) -> Env:
+        env = resolve(self.source, kwargs, subject=f"the RLlib env {self.name!r}")[0]
+        return env if steps is None else TimeLimit(env, steps)
 
     def __repr__(self) -> str:
         return f"Creator({self.name!r})"
 
 
-def register(source: Any, name: Optional[str] = None, **options: Any) -> str:
+def register(source: Any, name: Optional[str] = None, *, imports: Sequence[str] = (), **options: Any) -> str:
     """Register ``source`` with RLlib's env registry and return the name to pass to
     ``config.environment(name, env_config={...})``.
 
     Args:
-        source: a registered envbridge id, a factory or env class returning a :class:`bridge.Env`,
-            or a :class:`bridge.VectorEnv` class (built as ``cls(num_envs=N, **env_config)``; use
+        source: anything the env resolver takes: a registered envbridge id, ``module:attr``, a
+            factory or env class returning a :class:`bridge.Env`, or a :class:`bridge.VectorEnv`
+            class (built as ``cls(num_envs=N, **env_config)``; use
             ``gym_env_vectorize_mode="vector_entry_point"``). A class or function must be importable
             on every node of the cluster (or registered with ``cloudpickle.register_pickle_by_value``).
         name: the RLlib env name; default: the id, or the source's qualified name.
-        options: export options (``check_actions``, and ``strict`` for scalar envs).
+        imports: modules every env runner imports before it builds the env (those that register ids).
+        options: the rllib row's options (docs/options.md): ``check_actions``, ``strict``,
+            ``normalize_actions``, ``max_episode_steps``; checked here, before RLlib sees anything.
     """
     from ray.tune.registry import register_env
 
-    if not isinstance(source, str) and not callable(source):
-        raise SpecError(
-            message(
-                "rllib.register source",
-                "be a registered id, a factory, an env class or a bridge.VectorEnv class",
-                type(source).__name__,
-                "Pass e.g. 'envbridge/GridWorld-v0' or the env class itself",
-            )
+    options = declared_options("rllib", "rllib.register", options)
+    import_modules(imports)
+    probe, built = resolve(source, subject="rllib.register source", batch=True, num_envs=1)
+    batched = isinstance(probe, VectorEnv)
+    if built:
+        probe.close()  # built only to fail here, with the resolver's message, rather than in a runner
+    if not built and not isinstance(source, str):
+        fix = "Pass its class, a factory or its id: every env runner builds its own env"
+        raise error(
+            SpecError, "rllib.register source", "build a new env in each env runner", type(source).__name__, fix
         )
-    if isinstance(source, str):
-        _bridge_make(source).close()  # an unknown id fails here, with the registry's message
     name = name or (source if isinstance(source, str) else f"{source.__module__}.{source.__qualname__}")
-    register_env(name, Creator(source, name, options))
+    register_env(name, Creator(source, name, options, imports, batched))
     return name

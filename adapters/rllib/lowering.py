@@ -18,11 +18,11 @@ n-D MultiDiscrete -> 1-D, nested Dict/Tuple -> one level of Dict), with RLlib's 
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
-from bridge.adapters._shared.lowering import Lowering, array_checks
-from bridge.adapters.gymnasium.lowering import lower
+from bridge.adapters._shared.lowering import Lowering, array_checks, role, same
+from bridge.adapters.gymnasium.lowering import lower as gymnasium_lower
 from bridge.compat import optional_import
 
 from bridge import spaces as ns
@@ -30,28 +30,30 @@ from bridge.errors import ConversionError, error
 
 gymnasium = optional_import("gymnasium", "the RLlib export")
 
-__all__ = ["observation_lowering", "action_lowering", "rllib_refusal", "needs_flatten", "CNN_SIZES"]
+__all__ = ["lower", "rllib_refusal", "needs_flatten", "CNN_SIZES"]
 
 # the image sizes RLlib's default CNN has filters for (ray/rllib/models/utils.py get_filter_config)
 CNN_SIZES = ((96, 96), (84, 84), (64, 64), (42, 42), (10, 10))
 
 
-def observation_lowering(space: ns.Space) -> Lowering:
-    """The observation lowering of the RLlib export (see module doc)."""
-    if isinstance(space, ns.Image):
-        return _image_as_float32(space)
-    return lower(space, "observation", gymnasium, "HWC", float64_as_float32=True)
-
-
-def action_lowering(space: ns.Space) -> Lowering:
-    """The action lowering of the RLlib export, or the ConversionError of :func:`rllib_refusal`."""
-    if _flat_box(space):
-        return _box_as_flat(space)
-    lowering = lower(space, "action", gymnasium, "HWC")
-    refusal = rllib_refusal(space)
+def lower(space: ns.Space, *, path: str, options: Dict[str, Any]) -> Lowering:
+    """The lowering of the RLlib export (see module doc; the protocol's one constructor shape).
+    ``options``: ``normalize_actions`` (a bounded float Box action as [-1, 1], flat if n-D)."""
+    if role(path) == "observation":
+        if isinstance(space, ns.Image):
+            return _image_as_float32(space)
+        return gymnasium_lower(space, path=path, options=_OBSERVATION)
+    refusal = rllib_refusal(space, path)
     if refusal is not None:
         raise refusal
-    return lowering
+    normalize = bool(options.get("normalize_actions", False))
+    if _flat_box(space):
+        inner = gymnasium_lower(space, path=path, options={"normalize_actions": True}) if normalize else None
+        return _box_as_flat(space, inner)
+    return gymnasium_lower(space, path=path, options={"image_layout": "HWC", "normalize_actions": normalize})
+
+
+_OBSERVATION = {"image_layout": "HWC", "float64_as_float32": True}
 
 
 def _flat_box(space: ns.Space) -> bool:
@@ -60,7 +62,7 @@ def _flat_box(space: ns.Space) -> bool:
 
 def rllib_refusal(space: ns.Space, path: str = "action") -> Optional[ConversionError]:
     """Why RLlib's default action distributions cannot emit ``space`` (None: they can)."""
-    if path == "action" and _flat_box(space):
+    if path in ("action", "actions") and _flat_box(space):
         return None  # presented flat
     if isinstance(space, (ns.Dict, ns.Tuple)):
         items = space.spaces.items() if isinstance(space, ns.Dict) else enumerate(space.spaces)
@@ -95,19 +97,28 @@ def needs_flatten(space: Any) -> bool:
     return len(space.shape) not in (1, 3)
 
 
-def _box_as_flat(space: ns.Box) -> Lowering:
-    """n-D float Box -> 1-D Box of the same values (C order), reshaped back before the env."""
+def _box_as_flat(space: ns.Box, inner: Optional[Lowering] = None) -> Lowering:
+    """n-D float Box -> 1-D Box of the same values (C order), reshaped back before the env; over
+    ``inner`` (the [-1, 1] lowering of ``normalize_actions``) when given."""
     shape, size = space.shape, int(np.prod(space.shape))
-    low, high = space.low.reshape(size), space.high.reshape(size)
-    target = gymnasium.spaces.Box(low, high, (size,), space.dtype)
-    invalid, invalid_batch = array_checks((size,), space.dtype, low, high, False)
-    dtype = space.dtype
+    given = inner.space if inner is not None else space
+    low, high, dtype = np.asarray(given.low).reshape(size), np.asarray(given.high).reshape(size), given.dtype
+    target = gymnasium.spaces.Box(low, high, (size,), dtype)
+    invalid, invalid_batch = array_checks((size,), np.dtype(dtype), low, high, False)
+    to_env = inner.decode if inner is not None else same
+    from_env = inner.encode if inner is not None else same
 
     def encode(x: Any) -> np.ndarray:
-        return np.asarray(x).reshape(size)
+        return np.asarray(from_env(x)).reshape(size)
 
     def decode(y: Any) -> np.ndarray:
-        return np.asarray(y, dtype=dtype).reshape(shape)
+        return to_env(np.asarray(y, dtype=dtype).reshape(shape))
+
+    def encode_batch(x: Any) -> np.ndarray:
+        return np.asarray(from_env(x)).reshape(-1, size)
+
+    def decode_batch(y: Any) -> np.ndarray:
+        return to_env(np.asarray(y, dtype=dtype).reshape((-1, *shape)))
 
     return Lowering(
         space,
@@ -115,9 +126,10 @@ def _box_as_flat(space: ns.Box) -> Lowering:
         encode,
         decode,
         invalid,
-        encode_batch=lambda x: np.asarray(x).reshape(-1, size),
-        decode_batch=lambda y: np.asarray(y, dtype=dtype).reshape((-1, *shape)),
+        encode_batch=encode_batch,
+        decode_batch=decode_batch,
         invalid_batch=invalid_batch,
+        roundings=inner.roundings if inner is not None else (),
     )
 
 

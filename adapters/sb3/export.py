@@ -9,40 +9,58 @@ on (a hybrid or Dict action, an integer Box action) is refused here with the rea
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Callable, Dict, Optional
 
-from bridge.adapters.gymnasium.export import GymnasiumEnv, to_gymnasium
+from bridge.adapters.gymnasium.export import GoalExport, GymnasiumEnv
 from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.adapters.sb3.subproc import reporting_factory
 from bridge.adapters.sb3.subproc import vec_env_cls as sb3_vec_env_cls
 from bridge.compat import optional_import
 
+from bridge import runtimes
 from bridge.env import Env
-from bridge.errors import SpecError, message
+from bridge.errors import SpecError, error
+from bridge.loading import resolve
+from bridge.options import split
 from bridge.vector import VectorEnv
 
 optional_import("stable_baselines3", "the SB3 export")
 from stable_baselines3.common import env_util  # noqa: E402
 from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
 
-__all__ = ["make_vec_env", "to_sb3"]
+__all__ = ["make_vec_env", "to_sb3", "SB3Env", "GoalSB3Env"]
 
 
-def to_sb3(env: Union[Env, str], **options: Any) -> GymnasiumEnv:
-    """:func:`to_gymnasium`, plus SB3's own refusals (raised as ConversionError).
+class SB3Env(GymnasiumEnv):
+    """The scalar export SB3 trains on: the Gymnasium export with the sb3 row's options (float64
+    presented as float32 by default: SB3's policies compute in float32) and SB3's refusals."""
+
+    runtime = "sb3"
+    export_name = "to_sb3"
+    check_targets = ("sb3", "gymnasium")
+
+    def present(self) -> None:
+        super().present()
+        refusal = sb3_refusal(self.neutral.action_space, self)
+        if refusal is not None:  # raised inside the build: an env built here is closed
+            raise refusal
+
+
+class GoalSB3Env(GoalExport, SB3Env):
+    """The SB3 export of a goal env (HER relabels through ``compute_reward``)."""
+
+
+SB3Env.goal_variant = GoalSB3Env
+
+
+def to_sb3(env: Any, **options: Any) -> SB3Env:
+    """:func:`to_gymnasium` with the sb3 row's options, plus SB3's own refusals (ConversionError).
 
     float64 Box observations (MATLAB's "double") are presented as float32 unless
     ``float64_as_float32=False``: SB3's policies compute in float32, so this is the rounding SB3
     would do anyway, done once at the boundary; the "sb3" check profile reports it.
     """
-    options.setdefault("float64_as_float32", True)
-    export = to_gymnasium(env, **options)
-    error = sb3_refusal(export.neutral.action_space, export)
-    if error is not None:
-        if isinstance(env, str):  # built here from an id; a caller's env stays theirs
-            export.close()
-        raise error
-    return export
+    return SB3Env.build(env, options)
 
 
 def make_vec_env(
@@ -68,20 +86,32 @@ def make_vec_env(
         vec_env_cls: SB3's ``DummyVecEnv`` or ``SubprocVecEnv`` for scalar envs. For
             ``SubprocVecEnv`` a worker that raises, dies or exceeds ``vec_env_kwargs["timeout"]``
             seconds is a ContractError naming the env and the step (see :mod:`bridge.adapters.sb3.subproc`).
-        options: export options for :func:`to_gymnasium` (image_layout, check_actions, ...).
+        options: the export options of the sb3 row (docs/options.md): those of :func:`to_sb3` for
+            scalar envs, those of the batched export for a VectorEnv.
     """
+    given, unknown = split(options)
+    if unknown:  # env kwargs go in env_kwargs: SB3's own make_vec_env has no **kwargs
+        fix = "Pass env kwargs as env_kwargs={...}; export options are " + ", ".join(runtimes.get("sb3").options)
+        raise error(SpecError, "make_vec_env option", "be an export option", repr(sorted(unknown)), fix)
     source = env_or_id_or_factory
-    if isinstance(source, type) and issubclass(source, VectorEnv):
-        source = source(num_envs=n_envs, **(env_kwargs or {}))
-    if isinstance(source, VectorEnv):
-        return _batched(source, n_envs, seed, options)
-    factory = _scalar_factory(source, n_envs, env_kwargs)
-    if factory is None:  # the factory made a VectorEnv
-        return _batched(source(**(env_kwargs or {})), n_envs, seed, options)
-    probe = to_sb3(factory(), **options)  # refuse now, before SB3 spawns anything
-    if not isinstance(source, Env):
+    first, built = resolve(source, env_kwargs, subject="make_vec_env env", batch=True, num_envs=n_envs)
+    if isinstance(first, VectorEnv):
+        return _batched(first, built, n_envs, seed, given)
+    try:
+        probe = to_sb3(first, **given)  # refuse now, before SB3 spawns anything
+    except BaseException:
+        if built:
+            first.close()
+        raise
+    if not built:  # one instance: it is the env (SB3 refuses one instance in several slots too)
+        if n_envs != 1:
+            fix = "Pass an id, a class or a factory to build several envs"
+            raise error(SpecError, "make_vec_env n_envs", "be 1 for a single env instance", n_envs, fix)
+        factory: Callable[[], Env] = functools.partial(_same, first)
+    else:
         probe.close()
-    make = functools.partial(_export, factory, options)
+        factory = functools.partial(_resolved, source, env_kwargs)
+    make = functools.partial(_export, factory, given)
     if vec_env_cls is SubprocVecEnv:  # worker faults name the env and the step (subproc.py)
         make = reporting_factory(make)
     # SB3's own classes, checking each batch whole before any env moves (subproc.py)
@@ -91,60 +121,29 @@ def make_vec_env(
     )
 
 
-def _export(factory: Callable[[], Env], options: Dict[str, Any]) -> GymnasiumEnv:
+def _export(factory: Callable[[], Env], options: Dict[str, Any]) -> SB3Env:
     return to_sb3(factory(), **options)
 
 
-def _scalar_factory(source: Any, n_envs: int, env_kwargs: Optional[dict]) -> Optional[Callable[[], Env]]:
-    from bridge.registry import make
-
-    if isinstance(source, str):
-        return functools.partial(make, source, **(env_kwargs or {}))
-    if isinstance(source, Env):
-        if n_envs != 1:
-            raise SpecError(
-                message(
-                    "make_vec_env n_envs",
-                    "be 1 for a single env instance",
-                    n_envs,
-                    "Pass an id or a factory to build several envs",
-                )
-            )
-        return lambda: source
-    if callable(source):
-        probe = source(**(env_kwargs or {}))
-        if isinstance(probe, VectorEnv):
-            probe.close()
-            return None
-        if isinstance(probe, Env):
-            probe.close()
-            return functools.partial(source, **(env_kwargs or {}))
-        raise SpecError(
-            message(
-                "make_vec_env factory",
-                "return a bridge.Env or a bridge.VectorEnv",
-                type(probe).__name__,
-                "Return a neutral env",
-            )
-        )
-    expectation = "be an id, a bridge.Env, a factory or a bridge.VectorEnv"
-    raise SpecError(
-        message("make_vec_env env", expectation, type(source).__name__, "Pass e.g. 'envbridge/GridWorld-v0'")
-    )
+def _same(env: Env) -> Env:
+    return env
 
 
-def _batched(vector_env: VectorEnv, n_envs: int, seed: Optional[int], options: Dict[str, Any]) -> Any:
+def _resolved(source: Any, env_kwargs: Optional[dict]) -> Env:
+    return resolve(source, env_kwargs, subject="make_vec_env env")[0]
+
+
+def _batched(vector_env: VectorEnv, built: bool, n_envs: int, seed: Optional[int], options: Dict[str, Any]) -> Any:
     from bridge.adapters.sb3.vec import BatchedVecEnv
 
-    if n_envs not in (1, vector_env.num_envs):
-        expectation = f"be 1 or the VectorEnv's num_envs ({vector_env.num_envs})"
-        raise SpecError(message("make_vec_env n_envs", expectation, n_envs, "Size the VectorEnv itself"))
-    unknown = set(options) - {"image_layout", "check_actions", "float64_as_float32"}
-    if unknown:
-        expectation = "be image_layout, check_actions or float64_as_float32"
-        raise SpecError(
-            message("make_vec_env options for a VectorEnv", expectation, sorted(unknown), "Drop the other options")
-        )
-    vec = BatchedVecEnv(vector_env, **options)
+    try:
+        if n_envs not in (1, vector_env.num_envs):
+            expectation = f"be 1 or the VectorEnv's num_envs ({vector_env.num_envs})"
+            raise error(SpecError, "make_vec_env n_envs", expectation, n_envs, "Size the VectorEnv itself")
+        vec = BatchedVecEnv(vector_env, **options)
+    except BaseException:
+        if built:
+            vector_env.close()
+        raise
     vec.seed(seed)
     return vec

@@ -67,7 +67,7 @@ def _advise(export: GymnasiumEnv, report: Report, policy_advice: bool) -> None:
     action = export.neutral.action_space
     if (
         type(action) is ns.Box
-        and not export.normalize_actions
+        and not export.options["normalize_actions"]
         and ((action.low != -1).any() or (action.high != 1).any())
     ):
         bounds = f"[{action.low.min()}, {action.high.max()}]"

@@ -27,6 +27,7 @@ import numpy as np
 from bridge.compat import optional_import
 
 from bridge.errors import ContractError, error
+from bridge.vector.batches import batch_problem
 from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, describe, raised, stop_processes, unpicklable
 
 optional_import("stable_baselines3", "the SB3 export")
@@ -74,15 +75,7 @@ def _pickles(info: dict) -> Optional[dict]:
 
 def _checked(vec: Any, actions: Any) -> None:
     """The whole batch, checked in the export's terms before any env steps (SB3 steps as it goes)."""
-    found = vec._invalid_batch(actions, "actions") if vec._invalid_batch is not None else None
-    shape = actions.shape if type(actions) is np.ndarray else np.shape(actions)  # np.shape: a dispatch
-    if found is None and shape[:1] != (vec.num_envs,):
-        found = (
-            "actions",
-            f"hold one action per env ({vec.num_envs})",
-            f"shape {np.shape(actions)}",
-            "Pass one per env",
-        )
+    found = batch_problem(vec._invalid_batch, actions, vec.num_envs)
     if found is not None:
         raise error(ContractError, *found)
 

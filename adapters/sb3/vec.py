@@ -13,13 +13,14 @@ is over the envs whose episode just ended.
 from __future__ import annotations
 
 import time
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+from bridge.adapters._shared.batch import BatchExport
+from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gymnasium.lowering import lower
 from bridge.compat import optional_import
 
-from bridge.errors import ContractError, message
 from bridge.vector import VectorEnv
 
 optional_import("stable_baselines3", "the SB3 export")
@@ -31,27 +32,24 @@ __all__ = ["BatchedVecEnv"]
 _FINAL = ("final_obs", "_final_obs", "final_info")  # the VectorEnv base's same-step autoreset keys
 
 
-class BatchedVecEnv(VecEnv):
+class BatchedVecEnv(BatchExport, VecEnv):
     """The SB3 face of a same-step :class:`bridge.VectorEnv` (build it with ``make_vec_env``)."""
 
-    def __init__(
-        self,
-        vector_env: VectorEnv,
-        *,
-        image_layout: str = "CHW",
-        check_actions: bool = True,
-        float64_as_float32: bool = True,
-    ) -> None:
-        self.neutral = vector_env
-        vector_env.autoreset_mode = "same-step"  # SB3 resets on the ending step; the base presents it
-        self.observation_lowering = lower(
-            vector_env.single_observation_space, "observation", gymnasium, image_layout, float64_as_float32
+    runtime = "sb3"
+    export_name = "make_vec_env"
+    autoreset_mode = "same-step"  # SB3 resets on the ending step; the base presents it
+
+    def lowerings(self, vector_env: VectorEnv, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
+        return (
+            lower(vector_env.single_observation_space, path="observation", options=options),
+            lower(vector_env.single_action_space, path="actions", options=options),
         )
-        self.action_lowering = lower(vector_env.single_action_space, "actions", gymnasium, image_layout)
-        n = vector_env.num_envs
+
+    def present(self) -> None:
+        n = self.num_envs
         self._encode = self.observation_lowering.encode_batch
         self._decode = self.action_lowering.decode_batch
-        self._invalid = self.action_lowering.invalid_batch if check_actions else None
+        self._check = self.port.check
         self._dict_obs = isinstance(self.observation_lowering.space, gymnasium.spaces.Dict)
         self._actions: Any = None
         self._returns = np.zeros(n, dtype=np.float64)
@@ -59,7 +57,7 @@ class BatchedVecEnv(VecEnv):
         self._envs = range(n)
         self._count = 0  # steps since reset(): an episode's length is count - begin, nothing per env
         self._t_start = time.time()
-        super().__init__(n, self.observation_lowering.space, self.action_lowering.space)
+        VecEnv.__init__(self, n, self.observation_lowering.space, self.action_lowering.space)
 
     # -- stepping ------------------------------------------------------------------------------
     def reset(self) -> Any:
@@ -85,20 +83,6 @@ class BatchedVecEnv(VecEnv):
 
     def step_wait(self) -> Any:
         return self._step(self._actions)
-
-    def _check(self, actions: Any) -> None:
-        self.neutral.check_running()  # misuse is named before the actions
-        if self._invalid is not None:
-            bad = self._invalid(actions, "actions")
-            if bad is None and len(actions) != self.num_envs:  # a passed batch is an array of ndim >= 1
-                bad = (
-                    "actions",
-                    f"hold one action per env ({self.num_envs})",
-                    f"shape {np.shape(actions)}",
-                    "Pass one action per env",
-                )
-            if bad is not None:  # raise before stepping: an invalid batch never advances the envs
-                raise ContractError(message(*bad))
 
     def _step(self, actions: Any) -> Any:
         obs, rewards, terminated, truncated, infos = self.neutral.step_validated(self._decode(actions))

@@ -36,7 +36,7 @@ import numpy as np
 
 from bridge import checks, spaces
 from bridge.errors import BridgeError, ContractError, SpecError, error
-from bridge.vector.batches import Seeds, merge_infos, merge_rows, seed_list
+from bridge.vector.batches import Seeds, batch_problem, merge_infos, merge_rows, seed_list
 
 __all__ = ["VectorEnv", "AUTORESET_MODES", "VectorStepResult", "Seeds"]
 
@@ -65,7 +65,8 @@ class VectorEnv:
     single_observation_space: spaces.Space
     single_action_space: spaces.Space
     max_episode_steps: Optional[int] = None
-    check_actions: bool = True  # False: step() skips the action check (the batch still must fit)
+    check_actions: bool = True  # False: step() checks only that the batch holds one action per env
+    _strict: bool = False
     metadata: Dict[str, Any] = {"render_modes": [], "render_fps": None}
     render_mode: Optional[str] = None
     _np_random: Optional[np.random.Generator] = None
@@ -105,6 +106,22 @@ class VectorEnv:
         self._autoreset_mode = mode
         if self._state is RUNNING:
             self._state = NEW
+
+    @property
+    def strict(self) -> bool:
+        """True: the float bounds of every observation batch are checked too (not free)."""
+        return self._strict
+
+    @strict.setter
+    def strict(self, value: bool) -> None:
+        self._strict = bool(value)
+        if getattr(self, "_bookkept", None) is not None:
+            self._observation_checks()
+
+    def _observation_checks(self) -> None:
+        n, full = self.num_envs, self._strict
+        self._check_obs = checks.batch_check(self.single_observation_space, n, full=full)
+        self._obs_box = checks.box_signature(self._batch_spaces[0], full)  # inline check, Box batches
 
     @property
     def observation_space(self) -> spaces.Space:
@@ -164,10 +181,9 @@ class VectorEnv:
     def step(self, actions: Any) -> VectorStepResult:
         """Step every sub-env; the batch is checked whole (length and every slot) before any moves."""
         self._running()
-        if self.check_actions:
-            found = self._check_actions(actions, "actions")
-            if found is not None:
-                raise error(ContractError, *found)
+        found = batch_problem(self._check_actions if self.check_actions else None, actions, self.num_envs)
+        if found is not None:
+            raise error(ContractError, *found)
         return self._advance(actions)
 
     def step_validated(self, actions: Any) -> VectorStepResult:
@@ -276,11 +292,10 @@ class VectorEnv:
             spaces.batch_space(self.single_observation_space, n),
             spaces.batch_space(self.single_action_space, n),
         )
-        self._check_obs = checks.batch_check(self.single_observation_space, n, full=False)
         self._check_actions = checks.batch_check(self.single_action_space, n, full=True)
         self._shape = (n,)
         self._no_seeds = (None,) * n  # the seeds of an autoreset
-        self._obs_box = checks.box_signature(self._batch_spaces[0], False)  # inline check, Box batches
+        self._observation_checks()
         self._everyone = np.ones(n, dtype=bool)
         self._everyone.setflags(write=False)  # handed to step_envs as ``active``: nobody may change it
         self._bookkept = key

@@ -7,8 +7,11 @@ from typing import Any, List, Optional, Sequence, Union
 import numpy as np
 
 from bridge.errors import SpecError, error
+from bridge.spaces.base import Mismatch, _describe
 
-__all__ = ["Seeds", "seed_list", "merge_rows", "merge_infos"]
+__all__ = ["Seeds", "seed_list", "merge_rows", "merge_infos", "batch_problem", "batch_size"]
+
+BATCH_FIX = "Pass one action per env, e.g. env.action_space.sample()"
 
 Seeds = Union[None, int, Sequence[Optional[int]]]
 
@@ -62,3 +65,24 @@ def merge_infos(infos: dict, fresh: dict, mask: np.ndarray) -> dict:
         out[key] = column
         out["_" + key] = out.get("_" + key, np.ones(n, bool)) | given
     return out
+
+
+def batch_size(actions: Any) -> int:
+    """How many actions a batch holds (its leading axis; a dict or tuple batch: its first leaf's);
+    -1 for a value without a leading axis."""
+    if type(actions) is np.ndarray:  # the common case: no dispatch through np.shape
+        return actions.shape[0] if actions.ndim else -1
+    while isinstance(actions, (dict, tuple)) and actions:
+        actions = next(iter(actions.values())) if isinstance(actions, dict) else actions[0]
+    shape = np.shape(actions) if isinstance(actions, (np.ndarray, np.generic, list)) else ()
+    return int(shape[0]) if shape else -1
+
+
+def batch_problem(invalid: Any, actions: Any, num_envs: int, path: str = "actions") -> Optional[Mismatch]:
+    """The one whole-batch action check, before any sub-env moves: one action per env, then every
+    slot in the exported space (``invalid``: the lowering's batch check, or None to skip that part)."""
+    size = batch_size(actions)
+    if size != num_envs:
+        got = f"{size} actions" if size >= 0 else _describe(actions)
+        return (path, f"hold one action per env ({num_envs})", got, BATCH_FIX)
+    return invalid(actions, path) if invalid is not None else None

@@ -27,7 +27,7 @@ def _gym(env: Any, steps: int = 0, reset: bool = True, **options: Any) -> Any:
 
 
 def _gym_case(export: Any, bad: Callable[[Any], Any]):
-    return (lambda: bad(export)), (lambda: _json(export.env.clone_state(), list(export.last_flags)))
+    return (lambda: bad(export)), (lambda: _json(export.neutral.clone_state(), list(export.last_flags)))
 
 
 for _id, _action, _text in [
@@ -105,7 +105,7 @@ def _gym_raises():
 )
 def _gym_reset_raises():
     export = _gym(Probe(), 1)
-    export.env.fault = "reset_raises"
+    export.neutral.fault = "reset_raises"
     return _gym_case(export, lambda e: e.reset())
 
 
@@ -128,7 +128,7 @@ def _chain(env: Any, steps: int = 0, reset: bool = True, **options: Any) -> Tupl
 
 def _chain_case(built: Tuple[Any, Any], bad: Callable[[Any], Any]):
     chain, ready = built
-    state = lambda: _json(ready.env.clone_state(), ready.port.steps, list(ready.last_flags))  # noqa: E731
+    state = lambda: _json(ready.neutral.clone_state(), ready.port.steps, list(ready.last_flags))  # noqa: E731
     return (lambda: bad(chain)), state
 
 

@@ -275,7 +275,7 @@ def gymnasium_export(layout: str) -> Callable[[ns.Space, str], Lowered]:
     from bridge.adapters.gymnasium.lowering import lower
 
     def lowered(space: ns.Space, role: str) -> Lowered:
-        low = lower(space, role, gymnasium, layout)
+        low = lower(space, path=role, options={"image_layout": layout})
         # the export's own per-step action check must accept every encoded valid action too
         check = low.invalid if role == "action" else (lambda y, path: None)
         out = Lowered(low.encode, low.decode, lambda y: low.space.contains(y) and check(y, role) is None, low.space)
@@ -353,7 +353,7 @@ def gym_export(space: ns.Space, role: str) -> Lowered:
     """``to_gym``'s lowering (gym 0.23): observations encoded, actions checked and decoded."""
     from bridge.adapters.gym.lowering import lower
 
-    low = lower(space, role)
+    low = lower(space, path=role, options={})
     check = low.invalid if role == "action" else (lambda y, path: None)
     out = Lowered(low.encode, low.decode, lambda y: low.space.contains(y) and check(y, role) is None, low.space)
     out.runtime_samples = lambda seed: _target_samples(low.space, seed)  # type: ignore[attr-defined]

@@ -138,7 +138,7 @@ def test_a_short_or_bad_batch_is_refused_before_any_worker_moves():
     try:
         with raises_exactly(
             ContractError,
-            "actions must have shape (3,), got shape (2,). Reshape it to (3,).",
+            "actions must hold one action per env (3), got 2 actions. Pass one action per env, e.g. env.action_space.sample().",
         ):
             vec.step(_actions(2))
         with raises_exactly(ContractError, "actions[2] must lie in [0, 1], got 5. Pick values inside nvec."):
@@ -284,7 +284,7 @@ def test_an_sb3_short_or_bad_batch_is_refused_before_any_worker_moves():
     vec = _sb3_vec("none")
     try:
         with raises_exactly(
-            ContractError, "actions must hold one action per env (3), got shape (2,). Pass one per env."
+            ContractError, "actions must hold one action per env (3), got 2 actions. Pass one action per env, e.g. env.action_space.sample()."
         ):
             vec.step_async(_actions(2))
         with raises_exactly(

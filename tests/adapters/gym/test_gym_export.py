@@ -99,7 +99,7 @@ def test_neutral_time_limit_through_gym_make_is_a_time_out_not_a_termination():
 def test_register_passes_kwargs_and_sets_the_spec():
     register("envbridge-test/Grid-v0", "bridge.examples.gridworld:GridWorld", kwargs={"size": 3})
     env = gym.make("envbridge-test/Grid-v0")
-    assert env.spec.id == "envbridge-test/Grid-v0" and env.unwrapped.env.size == 3
+    assert env.spec.id == "envbridge-test/Grid-v0" and env.unwrapped.neutral.size == 3
     assert float(env.observation_space.high.max()) == 2.0
 
 

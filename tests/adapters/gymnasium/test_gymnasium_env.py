@@ -156,7 +156,7 @@ def test_register_makes_the_export_under_gymnasiums_time_limit():
     env.reset(seed=0)
     assert env.step(0)[2:4] == (False, False) and env.step(0)[2:4] == (False, True)
     hwc = gymnasium.make("envbridge-test/RegisteredCap-v0", both=True, check_actions=False)
-    assert hwc.unwrapped.neutral.both and not hwc.unwrapped.check_actions
+    assert hwc.unwrapped.neutral.both and not hwc.unwrapped.options["check_actions"]
     vec = gymnasium.make_vec("envbridge-test/RegisteredCap-v0", num_envs=2)
     vec.reset(seed=0)
     _, rewards, terminated, truncated, _ = vec.step(np.array([1, 0]))
@@ -205,7 +205,7 @@ def test_vector_export_refuses_an_invalid_batch_without_stepping():
         vec.step(np.array([0, 2]))
     with raises_exactly(
         bridge.ContractError,
-        "actions must hold one action per env (2), got 3. Pass a batch from env.action_space.sample().",
+        "actions must hold one action per env (2), got 3 actions. Pass one action per env, e.g. env.action_space.sample().",
     ):
         vec.step(np.array([0, 1, 1]))
     assert np.array_equal(neutral.state, before)

@@ -9,7 +9,7 @@ from support import raises_exactly, require
 gymnasium = require("gymnasium")
 
 from bridge.adapters.gymnasium import to_gymnasium  # noqa: E402
-from bridge.adapters.gymnasium.lowering import lower_action  # noqa: E402
+from bridge.adapters.gymnasium.lowering import lower  # noqa: E402
 from toy_envs import lowering as test_envs  # noqa: E402
 
 import bridge  # noqa: E402
@@ -41,8 +41,8 @@ def test_discrete_with_start_is_offset_to_zero_and_back():
     export.step(2)
     assert export.neutral.unwrapped.last == 1
     # the guard's table: always with checks; unchecked only where decode cannot pass np.int64 through
-    shifted = lower_action(spaces.Discrete(3, start=-1), gymnasium)
-    plain = lower_action(spaces.Discrete(3), gymnasium)
+    shifted = lower(spaces.Discrete(3, start=-1), path="action", options={})
+    plain = lower(spaces.Discrete(3), path="action", options={})
     assert shifted.lookup_table(check=False) == {0: -1, 1: 0, 2: 1} and plain.lookup_table(check=True) == {
         0: 0,
         1: 1,
@@ -155,8 +155,8 @@ def test_refuses_normalize_actions_for_a_discrete_action():
 
 def test_refuses_an_unknown_image_layout():
     with raises_exactly(
-        bridge.ConversionError,
-        "image_layout must be one of ('CHW', 'HWC'), got 'CWH'. Pass image_layout='CHW' (SB3) or 'HWC'.",
+        bridge.SpecError,
+        "to_gymnasium image_layout must be one of ['CHW', 'HWC'], got 'CWH'. Pass one of ['CHW', 'HWC'].",
     ):
         to_gymnasium("envbridge-test/ImageObs-v0", image_layout="CWH")
 
@@ -215,9 +215,8 @@ def test_invalid_action_raises_the_whole_message_and_does_not_advance(env_id, ac
 @pytest.mark.parametrize("n", [1, 8, 16, 17, 256])  # up to 16 a Python loop decides, above it numpy
 @pytest.mark.parametrize("bad, at", [(-1, 0), (4, -1), (-(2**63), 3), (2**62, 5)])
 def test_discrete_batch_check_refuses_the_same_values_at_every_batch_size(n, bad, at):
-    from bridge.adapters.gymnasium.lowering import lower_action
 
-    invalid_batch = lower_action(spaces.Discrete(4), gymnasium).invalid_batch
+    invalid_batch = lower(spaces.Discrete(4), path="action", options={}).invalid_batch
     batch = np.arange(n, dtype=np.int64) % 4
     assert invalid_batch(batch, "actions") is None
     batch[at % n] = bad

@@ -1,0 +1,159 @@
+"""The one catalogue of export options: every name means one thing in every export that takes it.
+
+Each runtime's row in :mod:`bridge.runtimes` lists the options its scalar export and its batched
+export honour; :func:`resolve` checks the values a caller passed against that list, before anything
+is built. A name of this catalogue that the export does not honour is refused by name (never
+accepted and dropped); a name outside it is an env kwarg where the source builds an env, and a
+refusal otherwise. docs/options.md is the table of every export x option with its default.
+
+The float policy has one documented default: ``float64_as_float32`` follows the runtime's compute
+precision (``Runtime.float32``): True where the runtime computes in float32 (SB3, RLlib,
+DreamerV2), False where float64 reaches the user unchanged (Gymnasium, gym 0.23, MATLAB, dm_env).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
+
+from bridge.errors import SpecError, error
+from bridge.workers import DEFAULT_TIMEOUT
+
+__all__ = ["Option", "OPTIONS", "RUNTIME_PRECISION", "resolve", "split"]
+
+RUNTIME_PRECISION = "the runtime's compute precision"  # the default of float64_as_float32
+Check = Callable[[str, Any], Any]
+
+
+class Option:
+    """One export option: its meaning, its default and the check of a value (returns it normalized)."""
+
+    __slots__ = ("name", "check", "default", "meaning")
+
+    def __init__(self, name: str, check: Check, default: Any, meaning: str) -> None:
+        self.name, self.check, self.default, self.meaning = name, check, default, meaning
+
+    def __repr__(self) -> str:
+        return f"Option({self.name!r}, default={self.default!r})"
+
+
+def _refuse(subject: str, expectation: str, value: Any, fix: str) -> SpecError:
+    return error(SpecError, subject, expectation, repr(value), fix)  # type: ignore[return-value]
+
+
+def _flag(subject: str, value: Any) -> bool:
+    if type(value) is not bool:  # 0/1, "no", None are not booleans: a typo never flips a switch
+        raise _refuse(subject, "be True or False", value, "Pass a bool")
+    return value
+
+
+def _choice(*values: Any) -> Check:
+    def check(subject: str, value: Any) -> Any:
+        if not any(value is v or (type(value) is str and value == v) for v in values):
+            raise _refuse(subject, f"be one of {list(values)}", value, f"Pass one of {list(values)}")
+        return value
+
+    return check
+
+
+def _count(low: int, none: bool) -> Check:
+    def check(subject: str, value: Any) -> Optional[int]:
+        if value is None and none:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            expectation = f"be an int >= {low}" + (" or None" if none else "")
+            raise _refuse(subject, expectation, value, f"Pass e.g. {max(low, 1) * 100}")
+        return int(value)
+
+    return check
+
+
+def _seconds(subject: str, value: Any) -> Optional[float]:
+    """None or math.inf (no limit), or a finite number of seconds > 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise _refuse(subject, "be a number of seconds > 0, or None for no limit", value, "Pass e.g. 60")
+    return None if math.isinf(value) else float(value)
+
+
+def _seed(subject: str, value: Any) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _refuse(subject, "be an int >= 0 or None", value, "Pass e.g. 0")
+    return int(value)
+
+
+def _size(subject: str, value: Any) -> Tuple[int, int]:
+    ok = isinstance(value, (tuple, list)) and len(value) == 2
+    if not ok or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in value):
+        raise _refuse(subject, "be (height, width), two ints >= 1", value, "Pass e.g. (64, 64)")
+    return (int(value[0]), int(value[1]))
+
+
+def _bounds(subject: str, value: Any) -> Any:
+    if value is not None and not (isinstance(value, (tuple, list)) and len(value) == 2):
+        raise _refuse(subject, "be None or a (low, high) pair", value, "Pass e.g. (-1.0, 1.0)")
+    return value  # the action lowering checks the numbers against the space
+
+
+OPTIONS: Dict[str, Option] = {
+    o.name: o
+    for o in (
+        Option("check_actions", _flag, True, "check every action in the runtime's terms before the env moves"),
+        Option("strict", _flag, False, "also check the float bounds of every observation (not free)"),
+        Option(
+            "float64_as_float32",
+            _flag,
+            RUNTIME_PRECISION,
+            "present float64 Box observations as float32 (rounded to nearest, announced by the check)",
+        ),
+        Option("normalize_actions", _flag, False, "expose a bounded float Box action as [-1, 1]"),
+        Option("image_layout", _choice("CHW", "HWC"), "CHW", "how images are presented: CHW (SB3's CNN) or HWC"),
+        Option("max_episode_steps", _count(1, True), None, "cap episodes with bridge.TimeLimit (truncated=True)"),
+        Option("autoreset_mode", _choice(None, "next-step", "same-step"), None, "the autoreset mode presented"),
+        Option("size", _size, (64, 64), "the image size DreamerV2's ResizeImage produces"),
+        Option("time_limit", _count(0, False), 0, "DreamerV2's own TimeLimit duration (0: none)"),
+        Option("parallel", _choice(None, "thread", "process"), None, "DreamerV2's common.Async strategy"),
+        Option("action_bounds", _bounds, None, "finite (low, high) for a Box action with infinite bounds"),
+        Option("seed", _seed, None, "the seed of the first reset"),
+        Option("timeout", _seconds, DEFAULT_TIMEOUT, "seconds a worker may take to answer one call (None: no limit)"),
+    )
+}
+
+
+def split(given: Dict[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """``given`` -> (the names of the catalogue, the rest)."""
+    return {k: v for k, v in given.items() if k in OPTIONS}, {k: v for k, v in given.items() if k not in OPTIONS}
+
+
+def resolve(
+    export: str,
+    honoured: Iterable[str],
+    given: Dict[str, Any],
+    float32: bool,
+    refusals: Optional[Dict[str, str]] = None,
+) -> Dict[str, Any]:
+    """Every option ``export`` honours, checked and with its default filled in.
+
+    Args:
+        export: how the export is called in messages, e.g. ``"to_rllib"``.
+        honoured: the option names the export declares (its runtime row).
+        given: what the caller passed; only names of the catalogue (see :func:`split`).
+        float32: the runtime computes in float32 (the default of ``float64_as_float32``).
+        refusals: option name -> why this runtime cannot honour it (the fix of the refusal).
+    """
+    honoured = tuple(honoured)
+    for name in given:
+        if name not in honoured:
+            why = (refusals or {}).get(name) or f"Drop {name}"
+            raise _refuse(f"{export} option", f"be one of {list(honoured)}", name, why)
+    out = {}
+    for name in honoured:
+        option = OPTIONS[name]
+        if name in given:
+            out[name] = option.check(f"{export} {name}", given[name])
+        else:
+            out[name] = float32 if option.default is RUNTIME_PRECISION else option.default
+    return out
