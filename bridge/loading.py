@@ -184,5 +184,5 @@ def _name(source: Any) -> str:
 def _not_a_source(subject: str, got: Any, batch: bool) -> SpecError:
     shown = got if isinstance(got, str) else type(got).__name__
     what = SOURCES + (", or a bridge.VectorEnv" if batch else "")
-    fix = "Subclass bridge.Env; an env of another API comes in through bridge.from_gymnasium, from_gym or from_dm_env"
+    fix = "Pass e.g. 'envbridge/GridWorld-v0', or subclass bridge.Env"
     return error(SpecError, subject, f"be {what}", shown, fix)  # type: ignore[return-value]

@@ -147,7 +147,9 @@ def resolve(
     honoured = tuple(honoured)
     for name in given:
         if name not in honoured:
-            why = (refusals or {}).get(name) or f"Drop {name}"
+            why = (refusals or {}).get(name) or (
+                f"Drop {name} (an argument of the env's own goes in env_kwargs={{{name!r}: ...}})"
+            )
             raise _refuse(f"{export} option", f"be one of {list(honoured)}", name, why)
     out = {}
     for name in honoured:

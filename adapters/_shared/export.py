@@ -117,7 +117,10 @@ class Export:
     def _sourced(
         cls, env: Any, given: Dict[str, Any], env_kwargs: Optional[Dict[str, Any]] = None
     ) -> Tuple[Dict[str, Any], Env, bool]:
-        """The checked options (before any env is built), then the neutral env from the resolver."""
+        """The checked options (before any env is built), then the neutral env from the resolver.
+        ``env_kwargs=`` among ``given`` holds env kwargs whose names are also option names."""
+        given = dict(given)
+        env_kwargs = {**(given.pop("env_kwargs", None) or {}), **(env_kwargs or {})}
         options, kwargs = split(given)
         options = declared_options(cls.runtime, cls.export_name, options)
         neutral, owned = resolve(env, {**kwargs, **(env_kwargs or {})}, subject=f"{cls.export_name} env")

@@ -121,7 +121,7 @@ def make_gym(entry_point: Any, max_episode_steps: Optional[int] = None, **kwargs
     """Build the neutral env from ``entry_point`` (+ ``kwargs``), cap it, export it (gym's entry point)."""
     from bridge.registry import load_entry_point
 
-    return to_gym(load_entry_point(entry_point), max_episode_steps=max_episode_steps, **kwargs)
+    return GymEnv.build(load_entry_point(entry_point), {"max_episode_steps": max_episode_steps}, kwargs)
 
 
 def register(id: str, entry_point: Any, max_episode_steps: Optional[int] = None, kwargs: Optional[dict] = None) -> None:

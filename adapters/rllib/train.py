@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Sequence
 
 import numpy as np
 from bridge.adapters._shared.curves import plot, require_cli_extras
 from bridge.adapters.rllib.export import register, to_rllib
 from bridge.adapters.rllib.faults import train_iteration
-from bridge.adapters.rllib.lowering import needs_flatten
+from bridge.adapters.rllib.lowering import lower, needs_flatten
 from bridge.adapters.rllib.session import ensure_ray
 from bridge.adapters.rllib.view import flatten_connector
 
 from bridge.errors import SpecError, message
-from bridge.loading import env_source
+from bridge.loading import resolve
+from bridge.vector import VectorEnv
 
 __all__ = ["ALGORITHMS", "TUNED", "config_for", "greedy_policy", "random_policy", "evaluate", "train_command"]
 
@@ -47,6 +48,7 @@ def config_for(
     seed: int = 0,
     env_config: Optional[Dict[str, Any]] = None,
     hiddens: Any = (32, 32),
+    imports: Sequence[str] = (),
     **training: Any,
 ) -> Any:
     """An RLlib AlgorithmConfig of ``algo`` on ``source`` (registered here; see module doc).
@@ -59,7 +61,7 @@ def config_for(
     if algo not in ALGORITHMS:
         known = ", ".join(ALGORITHMS)
         raise SpecError(message("RLlib algorithm", f"be one of {known}", repr(algo), "Pass e.g. --algo PPO"))
-    name = register(source)
+    name = register(source, imports=imports)
     config = (
         runtimes.load(ALGORITHMS[algo])()
         .environment(name, env_config=dict(env_config or {}))
@@ -79,15 +81,14 @@ def config_for(
 
 
 def _exported_observation_space(source: Any, env_config: Optional[Dict[str, Any]]) -> Any:
-    from bridge.adapters.rllib.export import Creator
-
-    creator = Creator(source, "probe", {})
-    kwargs = dict(env_config or {})
-    export = creator({**kwargs, "num_envs": 1}) if creator.batched else creator(kwargs)
+    """The observation space one env runner's export presents (one sub-env of it)."""
+    env, built = resolve(source, env_config, subject="rllib env", batch=True, num_envs=1)
     try:
-        return export.single_observation_space if creator.batched else export.observation_space
+        space = env.single_observation_space if isinstance(env, VectorEnv) else env.observation_space
+        return lower(space, path="observation", options={}).space
     finally:
-        export.close()
+        if built:
+            env.close()
 
 
 def greedy_policy(algo: Any) -> Policy:
@@ -141,13 +142,13 @@ def train_command(args: Any) -> int:
     return per iteration, the random policy's as the line to beat); print greedy vs random play."""
     progress = not args.no_progress
     plt = require_cli_extras(progress)
-    source = env_source(args.env)
-    probe = to_rllib(source if isinstance(source, str) else source())
+    probe = to_rllib(args.env)  # refused here, before Ray starts
     random = evaluate(probe, random_policy(probe), episodes=20)
     ensure_ray(address=args.address)
     config = config_for(
-        source,
+        args.env,  # resolved in every env runner, after it imports args.imports
         args.algo,
+        imports=args.imports,
         env_runners=args.env_runners,
         envs_per_runner=args.envs_per_runner,
         seed=args.seed,

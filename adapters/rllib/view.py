@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 from bridge.adapters.rllib.export import register
-from bridge.adapters.rllib.lowering import action_lowering, needs_flatten, observation_lowering
+from bridge.adapters.rllib.lowering import lower, needs_flatten
 from bridge.adapters.rllib.session import ensure_ray
 
 from bridge import errors
@@ -105,8 +105,8 @@ class RLlibView(View):
         self.determinism = env.determinism
         # the export's refusals, here (inside the actor they would only end it); the runner's
         # export computes the same lowerings from the same spaces
-        self._lowering = observation_lowering(env.observation_space)
-        action_lowering(env.action_space)
+        self._lowering = lower(env.observation_space, path="observation", options={})
+        lower(env.action_space, path="action", options={})
         ray = ensure_ray()
         self._ray = ray
         name = register(_Given(env), name=f"envbridge-view-{next(_COUNT)}")

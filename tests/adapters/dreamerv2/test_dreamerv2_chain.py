@@ -148,8 +148,8 @@ def test_failed_export_leaves_nothing_half_wrapped():
     assert vars(env) == before
     with raises_exactly(
         SpecError,
-        "to_dreamerv2 parallel must be one of (None, 'thread', 'process'), got 'fork'. Pass "
-        "None, 'thread' or 'process'.",
+        "to_dreamerv2 parallel must be one of [None, 'thread', 'process'], got 'fork'. Pass "
+        "one of [None, 'thread', 'process'].",
     ):
         to_dreamerv2(GridWorld(), parallel="fork")
 

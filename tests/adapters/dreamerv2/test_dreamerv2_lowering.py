@@ -203,15 +203,15 @@ def test_discrete_actions_share_the_exports_table_and_the_guard_decodes_through_
     env.reset(seed=0)
     for index in (0, np.int64(1), np.int32(2), np.array(np.uint8(0))):  # table hits, then the fallback
         env.step(index)
-        assert type(env.env.last) is np.int64 and env.env.last == int(index) - 1
-    pos = env.env.pos
+        assert type(env.neutral.last) is np.int64 and env.neutral.last == int(index) - 1
+    pos = env.neutral.pos
     with raises_exactly(
         ContractError,
         "the Dreamer-ready action must be an integer index in [0, 2], got int64(3). "
         "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env.",
     ):
         env.step(np.int64(3))
-    assert env.env.pos == pos and env.port.steps == 4  # refused before anything moved
+    assert env.neutral.pos == pos and env.port.steps == 4  # refused before anything moved
 
 
 @pytest.mark.parametrize("low, high", [(-1.0, 1.0), ([-1.0, 0.0], [1.0, 5.0])], ids=["uniform", "per-element"])

@@ -183,4 +183,4 @@ def test_discrete_observations_are_python_ints_and_decode_back():
 def test_lazy_bridge_to_gym_and_registered_ids():
     assert bridge.to_gym is to_gym
     env = to_gym("envbridge/GridWorld-v0")
-    assert isinstance(env, GymEnv) and isinstance(env.env, TimeLimit) and env.env.max_episode_steps == 100
+    assert isinstance(env, GymEnv) and isinstance(env.neutral, TimeLimit) and env.neutral.max_episode_steps == 100
