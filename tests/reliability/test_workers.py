@@ -16,7 +16,6 @@ import functools
 import os
 import pickle
 import signal
-import time
 from typing import Any
 
 import numpy as np
@@ -55,15 +54,16 @@ def _actions(n: int) -> np.ndarray:
     return np.zeros(n, dtype=np.int64)
 
 
-def _healthy_steps(step: Any, count: int = 3) -> float:
+def _healthy_steps(step: Any, count: int = 3) -> None:
     for _ in range(count):
         step()
-    return time.monotonic()
 
 
 # -- bridge.vectorize(workers="process"): every era ------------------------------------------------
 def _process_vec(fault: str, n: int = 3) -> Any:
-    timeout = 2 if fault == "hang" else DEFAULT_TIMEOUT  # a slow CI machine must not turn a step into a fault
+    # only the hang waits for a deadline; every other fault must be seen with no deadline at all
+    # (a detection that waited for one would block here until pytest-timeout fails the test)
+    timeout = 2 if fault == "hang" else None
     vec = bridge.vectorize(functools.partial(Ticker, fault, 3, 11), n, workers="process", timeout=timeout)
     vec.reset(seed=10)  # env 1 gets seed 11
     return vec
@@ -77,11 +77,10 @@ def test_a_process_worker_fault_names_env_and_step_and_closes_that_pool(fault):
     other = bridge.vectorize(Ticker, 2, workers="process")  # another pool of the same process
     try:
         other.reset(seed=0)
-        started = _healthy_steps(lambda: vec.step(_actions(3)))
+        _healthy_steps(lambda: vec.step(_actions(3)))
         text = f"env 1 (<Ticker>) at step 4 must {expectation}, got {actual}. {fix}; {CLOSED}."
         with raises_exactly(ContractError, text):
             vec.step(_actions(3))
-        assert time.monotonic() - started < 5.0
         assert [p.is_alive() for p in vec.processes] == [False, False, False]
         poisoned = (
             f"ProcessVectorEnv must be open to step or reset, got a pool poisoned by: env 1 (<Ticker>) at step 4: "
@@ -226,7 +225,7 @@ def _sb3_vec(fault: str, n: int = 3) -> Any:
     from bridge.adapters.sb3 import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    kwargs = {"timeout": 2} if fault == "hang" else None
+    kwargs = {"timeout": 2 if fault == "hang" else None}  # as in _process_vec: no deadline but the hang's
     factory = functools.partial(Ticker, fault, 3, 11)
     vec = make_vec_env(factory, n_envs=n, seed=10, vec_env_cls=SubprocVecEnv, vec_env_kwargs=kwargs)
     assert isinstance(vec, SubprocVecEnv)  # SB3's own class underneath
@@ -240,11 +239,10 @@ def test_an_sb3_subprocess_fault_names_env_and_step_and_closes_that_pool(fault):
     expectation, actual, fix = FAULTS[fault]
     vec = _sb3_vec(fault)
     try:
-        started = _healthy_steps(lambda: vec.step(_actions(3)))
+        _healthy_steps(lambda: vec.step(_actions(3)))
         text = f"env 1 (<Ticker>) at step 4 must {expectation}, got {actual}. {fix}; {CLOSED}."
         with raises_exactly(ContractError, text):
             vec.step(_actions(3))
-        assert time.monotonic() - started < 5.0
     finally:
         vec.close()  # a no-op now; must not hang on the dead pipes
     assert [p.is_alive() for p in vec.processes] == [False, False, False]
@@ -309,7 +307,7 @@ def test_a_dreamerv2_async_fault_names_env_and_step_and_closes_that_worker(fault
     action = {"action": np.eye(2, dtype=np.float32)[0]}
     healthy = to_dreamerv2(Ticker, parallel="process")
     failing = to_dreamerv2(
-        functools.partial(Ticker, fault, 3), parallel="process", timeout=2 if fault == "hang" else 60
+        functools.partial(Ticker, fault, 3), parallel="process", timeout=2 if fault == "hang" else None
     )
     try:
         assert isinstance(failing, load_dreamerv2().common.Async)  # DreamerV2's own class underneath
@@ -320,11 +318,10 @@ def test_a_dreamerv2_async_fault_names_env_and_step_and_closes_that_worker(fault
             for promise in [env.step(action) for env in (healthy, failing)]:
                 promise()
 
-        started = _healthy_steps(both_step)
+        _healthy_steps(both_step)
         text = f"DreamerV2 env Ticker (process worker) at step 4 must {expectation}, got {actual}. {fix}; {CLOSED}."
         with raises_exactly(ContractError, text):
             both_step()
-        assert time.monotonic() - started < 5.0
         assert healthy.step(action, blocking=True)["is_first"] is False  # the other worker goes on
     finally:
         healthy.close()
