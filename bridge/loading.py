@@ -10,14 +10,13 @@ closes what it built, never the caller's env). :func:`load_env` is the same for 
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from typing import Any, Dict, Iterable, Optional, Tuple
 
 from bridge.env import Env
 from bridge.errors import BridgeError, ContractError, SpecError, error, message
-from bridge.registry import load_entry_point, make, registry, suggestion
+from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
 from bridge.vector import VectorEnv
 
 __all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES"]
@@ -46,11 +45,8 @@ def import_modules(names: Iterable[str]) -> None:
         if name.endswith(".py"):
             _import_file(name)
             continue
-        try:
-            importlib.import_module(name)
-        except ImportError as e:
-            fix = f"Check the spelling, run from the folder that holds it, or pass the file as --import path/{name}.py"
-            raise SpecError(message("--import module", "be importable", f"{name!r} ({e})", fix)) from e
+        fix = f"Check the spelling, run from the folder that holds it, or pass the file as --import path/{name}.py"
+        import_user_module(name, "--import module", fix)
 
 
 def _import_file(path: str) -> Any:
@@ -62,7 +58,7 @@ def _import_file(path: str) -> Any:
     stem = stem[: -len(".py")]
     if folder not in sys.path:
         sys.path.append(folder)  # after the installed packages, as importable_cwd
-    module = importlib.import_module(stem)
+    module = import_user_module(stem, f"env file {path}")
     found = getattr(module, "__file__", None)
     if found is None or not os.path.samefile(found, path):
         got = f"{stem!r} is already {found or 'a built-in module'}"

@@ -7,9 +7,9 @@ import importlib
 from typing import Any, Callable, Dict, Optional, Union
 
 from bridge.env import Env, TimeLimit
-from bridge.errors import SpecError, message
+from bridge.errors import ContractError, SpecError, message
 
-__all__ = ["EnvSpec", "register", "make", "spec", "registry", "load_entry_point", "EXAMPLE_IDS"]
+__all__ = ["EnvSpec", "register", "make", "spec", "registry", "load_entry_point", "import_user_module", "EXAMPLE_IDS"]
 
 EntryPoint = Union[str, Callable[..., Env]]
 
@@ -69,12 +69,11 @@ def load_entry_point(entry_point: EntryPoint) -> Callable[..., Any]:
             message("entry_point", "be a callable or 'module:attr'", repr(entry_point), "Pass e.g. 'mypkg.envs:MyEnv'")
         )
     module_name, attr = entry_point.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
+    if not module_name or not attr:
         raise SpecError(
-            message("entry_point module", "be importable", module_name, f"Check the spelling or install it ({e})")
-        ) from e
+            message("entry_point", "name a module and an attribute", repr(entry_point), "Pass e.g. 'mypkg.envs:MyEnv'")
+        )
+    module = import_user_module(module_name, "entry_point module")
     try:
         target = module
         for part in attr.split("."):
@@ -84,6 +83,23 @@ def load_entry_point(entry_point: EntryPoint) -> Callable[..., Any]:
             message(f"entry_point attribute of {module_name}", "exist", attr, "Check the name after the colon")
         ) from e
     return target
+
+
+def import_user_module(name: str, subject: str, missing: Optional[str] = None) -> Any:
+    """Import the user's module ``name``; what its import raises is named (the user's own
+    exception chained as ``__cause__``), never a raw traceback. ``missing``: the fix when it is
+    not found (default: check the spelling or install it)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        if missing is None:
+            raise SpecError(message(subject, "be importable", name, f"Check the spelling or install it ({e})")) from e
+        raise SpecError(message(subject, "be importable", f"{name!r} ({e})", missing)) from e
+    except Exception as e:
+        fix = "Fix the module; its exception and traceback are chained as __cause__ (--verbose shows them)"
+        raise ContractError(
+            message(subject, "import without raising", f"{name!r}: {type(e).__name__}: {e}", fix)
+        ) from e
 
 
 def register(

@@ -35,7 +35,10 @@ class Runtime:
         refusals: option name -> why this runtime cannot honour it (the fix its refusal gives).
         tox_envs: the tox envs of this project in which the runtime must run.
         train: ``"module:function(args) -> exit code"`` of ``envbridge train <name>``, or None.
-        train_flags: that command's own flags, as ``(flags, argparse keywords)`` pairs of plain data.
+        train_help, train_steps: that command's help line and its default ``--steps``.
+        train_flags: that command's own flags, as ``(flags, argparse keywords)`` pairs of plain data
+            (``"type": "int>=N"`` is a whole number of at least N; the shared ones, ``--env --steps
+            --seed --logdir --import --config --verbose``, are the CLI's).
     """
 
     def __init__(
@@ -57,6 +60,8 @@ class Runtime:
         refusals: Optional[Dict[str, str]] = None,
         tox_envs: Tuple[str, ...] = (),
         train: Optional[str] = None,
+        train_help: str = "",
+        train_steps: int = 1000,
         train_flags: Tuple[Tuple[Tuple[str, ...], Dict[str, Any]], ...] = (),
     ) -> None:
         self.name, self.package, self.extra, self.era, self.probe = name, package, extra, era, probe
@@ -65,6 +70,7 @@ class Runtime:
         self.options, self.batch_options, self.float32 = tuple(options), tuple(batch_options), bool(float32)
         self.refusals = dict(refusals or {})
         self.tox_envs, self.train, self.train_flags = tuple(tox_envs), train, tuple(train_flags)
+        self.train_help, self.train_steps = train_help, train_steps
 
     def __repr__(self) -> str:
         return f"Runtime({self.name!r}, era={self.era!r})"
@@ -82,7 +88,6 @@ _GYMNASIUM_OPTIONS = (
 _BATCH_OPTIONS = ("check_actions", "strict", "float64_as_float32", "normalize_actions", "image_layout")
 _NO_FLOAT64 = "Drop float64_as_float32: {} computes in float32, so float64 observations are always presented as float32"
 _HWC = "Drop image_layout: {} takes images as HWC, the neutral layout"
-_COMMON = "--steps/--seed/--logdir/--config"
 RUNTIMES: Dict[str, Runtime] = {
     r.name: r
     for r in (
@@ -122,12 +127,20 @@ RUNTIMES: Dict[str, Runtime] = {
             refusals={"autoreset_mode": "Drop autoreset_mode: SB3 resets on the ending step (same-step), always"},
             tox_envs=("modern",),
             train=f"{_A}.sb3.train:train_command",
+            train_help="Stable-Baselines3 through to_sb3 / make_vec_env",
+            train_steps=20_000,
             train_flags=(
+                (("--no-progress",), {"action": "store_true", "help": "hide the progress bar"}),
                 (("--algo",), {"default": "PPO", "choices": ["PPO", "A2C", "DQN", "SAC", "TD3"]}),
-                (("--n-envs",), {"type": int, "default": 1, "help": "scalar envs in SB3's DummyVecEnv"}),
+                (("--n-envs",), {"type": "int>=1", "default": 1, "help": "scalar envs in SB3's DummyVecEnv"}),
+                (("--policy",), {"default": None, "choices": ["MlpPolicy", "CnnPolicy", "MultiInputPolicy"]}),
                 (
                     ("--policy-kwargs",),
-                    {"default": None, "metavar": "LITERAL|MODULE:ATTR", "help": "SB3 policy_kwargs"},
+                    {
+                        "default": None,
+                        "metavar": "LITERAL|MODULE:ATTR",
+                        "help": "SB3 policy_kwargs: a dict literal or a module's dict",
+                    },
                 ),
             ),
         ),
@@ -156,10 +169,19 @@ RUNTIMES: Dict[str, Runtime] = {
             },
             tox_envs=("rllib",),
             train=f"{_A}.rllib.train:train_command",
+            train_help="Ray RLlib env runners, local or a cluster",
+            train_steps=8_000,
             train_flags=(
+                (("--no-progress",), {"action": "store_true", "help": "hide the progress bar"}),
                 (("--algo",), {"default": "PPO", "choices": ["PPO", "DQN", "SAC"]}),
-                (("--env-runners",), {"type": int, "default": 2, "help": "env runner actors (0: the driver samples)"}),
-                (("--envs-per-runner",), {"type": int, "default": 1, "help": "sub-envs each runner steps at once"}),
+                (
+                    ("--env-runners",),
+                    {"type": "int>=0", "default": 2, "help": "env runner actors (0: the driver samples)"},
+                ),
+                (
+                    ("--envs-per-runner",),
+                    {"type": "int>=1", "default": 1, "help": "sub-envs each runner steps at once"},
+                ),
                 (("--address",), {"default": None, "help": "a running Ray cluster (default: start a local one)"}),
             ),
         ),
@@ -210,10 +232,9 @@ RUNTIMES: Dict[str, Runtime] = {
             },
             tox_envs=("legacy",),
             train=f"{_A}.dreamerv2.train:train_command",
-            train_flags=(
-                (("--preset",), {"default": None, "help": "tiny (default, CPU-sized), small, or default"}),
-                (("--verbose",), {"action": "store_true", "help": "show all DreamerV2/TensorFlow output"}),
-            ),
+            train_help="DreamerV2 2.2.0 through to_dreamerv2 (legacy era)",
+            train_steps=1_000,
+            train_flags=((("--preset",), {"default": None, "help": "tiny (default, CPU-sized), small, or default"}),),
         ),
         Runtime(
             "matlab",

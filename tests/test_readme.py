@@ -33,7 +33,7 @@ BUDGETS = {
     '"steps": 2000': '"steps": 300',
     "--steps 20000": "--steps 256",
     "--steps 8000": "--steps 2000",
-    "envbridge demo": "envbridge demo --steps 1024 --no-progress --out runs/demo",
+    "envbridge demo": "envbridge demo --steps 1024 --no-progress --logdir runs/demo",
 }
 ERA_MODULE = {"modern": "stable_baselines3", "legacy": "dreamerv2", "rllib": "ray"}
 MARKER = re.compile(r"<!-- readme-test: (.*?) -->\s*$")

@@ -20,19 +20,40 @@ def require_cli_extras(progress: bool) -> Any:
     return optional_import("matplotlib.pyplot", "envbridge's learning-curve plot")
 
 
-def plot(plt: Any, episodes: List[Tuple[int, float, int]], random_return: float, path: str, title: str) -> None:
+def plot(
+    plt: Any,
+    episodes: List[Tuple[int, float, int]],
+    random_return: float,
+    path: str,
+    title: str,
+    means: bool = False,
+) -> None:
+    """The curve of ``episodes`` (timestep, return, length) against the random policy's return.
+
+    ``means``: each point is already a mean (RLlib reports one per iteration), drawn as a line with
+    markers; otherwise single episodes are dots under their moving mean. The y-range holds the
+    random line with a margin, so it never sits on the frame.
+    """
     steps = np.array([e[0] for e in episodes], dtype=np.float64)
     returns = np.array([e[1] for e in episodes], dtype=np.float64)
-    window = max(1, min(50, len(returns) // 10))
-    smooth = np.convolve(returns, np.ones(window) / window, mode="valid") if len(returns) else returns
     fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
-    ax.plot(steps, returns, ".", alpha=0.15, color="tab:blue", label="episode return")
-    ax.plot(steps[window - 1 :], smooth, color="tab:blue", label=f"mean of {window}")
+    if means:
+        ax.plot(steps, returns, "o-", markersize=3, color="tab:blue", label="mean episode return (per iteration)")
+    else:
+        window = max(1, min(50, len(returns) // 10))
+        smooth = np.convolve(returns, np.ones(window) / window, mode="valid") if len(returns) else returns
+        ax.plot(steps, returns, ".", alpha=0.25, color="tab:blue", label="episode return")
+        label = f"moving mean of {window} episodes" if window > 1 else "episode return"
+        ax.plot(steps[window - 1 :], smooth, color="tab:blue", label=label)
     ax.axhline(random_return, color="tab:red", linestyle="--", label="random policy")
+    values = np.concatenate([returns[np.isfinite(returns)], [random_return]])
+    low, high = float(values.min()), float(values.max())
+    pad = max(0.05 * (high - low), 0.05 * max(abs(low), abs(high)), 1e-3)
+    ax.set_ylim(low - pad, high + pad)
     ax.set_xlabel("timesteps")
     ax.set_ylabel("return")
     ax.set_title(title)
-    ax.legend(loc="lower right")
+    ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

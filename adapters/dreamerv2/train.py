@@ -244,6 +244,7 @@ def train_command(args: argparse.Namespace) -> int:
     overrides = parse_config_args(list(getattr(args, "config", []) or []))
     overrides.setdefault("steps", args.steps)
     overrides.setdefault("logdir", args.logdir)
+    overrides.setdefault("seed", args.seed)
     verbose = bool(getattr(args, "verbose", False))
     logdir = train(load_env(args.env), overrides, preset=getattr(args, "preset", None), verbose=verbose)
     print(f"DreamerV2 run written to {logdir} (variables.pkl, metrics.jsonl, train_episodes/)")

@@ -22,11 +22,22 @@ from bridge.adapters.rllib.lowering import lower, needs_flatten
 from bridge.adapters.rllib.session import ensure_ray
 from bridge.adapters.rllib.view import flatten_connector
 
+from bridge.config import Key, check_keys, count, fraction, number
+from bridge.config import read as read_config
 from bridge.errors import SpecError, message
 from bridge.loading import resolve
 from bridge.vector import VectorEnv
 
-__all__ = ["ALGORITHMS", "TUNED", "config_for", "greedy_policy", "random_policy", "evaluate", "train_command"]
+__all__ = [
+    "ALGORITHMS",
+    "TUNED",
+    "CONFIG_KEYS",
+    "config_for",
+    "greedy_policy",
+    "random_policy",
+    "evaluate",
+    "train_command",
+]
 
 ALGORITHMS = {
     "PPO": "ray.rllib.algorithms.ppo:PPOConfig",
@@ -117,23 +128,55 @@ def random_policy(env: Any, seed: int = 0) -> Policy:
     return lambda obs: space.sample()
 
 
-def evaluate(env: Any, policy: Policy, episodes: int = 100, seed: int = 1000) -> Dict[str, float]:
-    """Play ``episodes`` on an RLlib export: success rate (terminated), mean return, mean length.
-    A float action is clipped to the Box (as RLlib does before the env)."""
+def evaluate(env: Any, policy: Policy, episodes: int = 100, seed: int = 1000) -> Dict[str, Any]:
+    """Play ``episodes`` on an RLlib export: how episodes ended (shares terminated and truncated),
+    the success rate where the env reports ``info["is_success"]`` (else None: a termination is not
+    a success by itself), mean return and length. A float action is clipped to the Box (as RLlib
+    does before the env)."""
     space = env.action_space
     clip = (lambda a: np.clip(a, space.low, space.high)) if hasattr(space, "low") else (lambda a: a)
-    successes, returns, lengths = 0, [], []
+    ended, cut, successes, reported, returns, lengths = 0, 0, 0, 0, [], []
     obs, _ = env.reset(seed=seed)
     for _ in range(episodes):
-        total, steps, terminated, truncated = 0.0, 0, False, False
+        total, steps, terminated, truncated, info = 0.0, 0, False, False, {}
         while not (terminated or truncated):
-            obs, reward, terminated, truncated, _ = env.step(clip(policy(obs)))
+            obs, reward, terminated, truncated, info = env.step(clip(policy(obs)))
             total, steps = total + reward, steps + 1
-        successes += int(terminated)
+        ended, cut = ended + int(terminated), cut + int(truncated and not terminated)
+        if "is_success" in info:
+            reported, successes = reported + 1, successes + int(bool(info["is_success"]))
         returns.append(total)
         lengths.append(steps)
         obs, _ = env.reset()
-    return {"success": successes / episodes, "return": float(np.mean(returns)), "length": float(np.mean(lengths))}
+    return {
+        "terminated": ended / episodes,
+        "truncated": cut / episodes,
+        "success": successes / reported if reported else None,
+        "return": float(np.mean(returns)),
+        "length": float(np.mean(lengths)),
+    }
+
+
+def _summary(name: str, result: Dict[str, Any], episodes: int) -> str:
+    success = "" if result["success"] is None else f"success {result['success']:.2f}, "
+    return (
+        f"{name}: {success}mean return {result['return']:.3f}, mean length {result['length']:.1f}, "
+        f"terminated {result['terminated']:.2f} / truncated {result['truncated']:.2f} over {episodes} episodes"
+    )
+
+
+# --config keys of `envbridge train rllib`: RLlib's training settings, each with its type and range
+CONFIG_KEYS = {
+    "lr": Key(number(0.0, open_low=True), "learning rate"),
+    "gamma": Key(fraction, "discount factor"),
+    "train_batch_size_per_learner": Key(count(1), "env steps per training batch"),
+    "minibatch_size": Key(count(1), "SGD minibatch size"),
+    "num_epochs": Key(count(1), "passes over a batch"),
+    "entropy_coeff": Key(number(0.0), "entropy bonus (PPO)"),
+    "clip_param": Key(number(0.0, open_low=True), "PPO's clip range"),
+    "vf_loss_coeff": Key(number(0.0), "value loss weight (PPO)"),
+    "lambda_": Key(fraction, "GAE lambda (PPO)"),
+}
 
 
 def train_command(args: Any) -> int:
@@ -142,6 +185,7 @@ def train_command(args: Any) -> int:
     return per iteration, the random policy's as the line to beat); print greedy vs random play."""
     progress = not args.no_progress
     plt = require_cli_extras(progress)
+    training = {**TUNED.get(args.algo, {}), **check_keys(read_config(args.config), CONFIG_KEYS)}
     probe = to_rllib(args.env)  # refused here, before Ray starts
     random = evaluate(probe, random_policy(probe), episodes=20)
     ensure_ray(address=args.address)
@@ -152,7 +196,7 @@ def train_command(args: Any) -> int:
         env_runners=args.env_runners,
         envs_per_runner=args.envs_per_runner,
         seed=args.seed,
-        **TUNED.get(args.algo, {}),
+        **training,
     )
     algo = config.build_algo()
     curve, sampled = [], 0
@@ -167,19 +211,25 @@ def train_command(args: Any) -> int:
             if bar is not None:
                 bar.update(min(now, args.steps) - min(sampled, args.steps))
             sampled = now
-        greedy = None if needs_flatten(probe.observation_space) else evaluate(probe, greedy_policy(algo), 20)
+        flat = needs_flatten(probe.observation_space)  # the module reads FlattenObservations' output
+        greedy = None if flat else evaluate(probe, greedy_policy(algo), 20)
     finally:
         if bar is not None:
             bar.close()
         algo.stop()
-    os.makedirs(args.out, exist_ok=True)
-    png = os.path.join(args.out, f"rllib_{args.algo.lower()}_{re.sub(r'[^A-Za-z0-9_.-]+', '_', args.env)}.png")
-    plot(plt, curve, random["return"], png, f"RLlib {args.algo} on {args.env} (envbridge export)")
+    os.makedirs(args.logdir, exist_ok=True)
+    png = os.path.join(args.logdir, f"rllib_{args.algo.lower()}_{re.sub(r'[^A-Za-z0-9_.-]+', '_', args.env)}.png")
+    plot(plt, curve, random["return"], png, f"RLlib {args.algo} on {args.env} (envbridge export)", means=True)
     runners = f"{args.env_runners} env runner{'s' if args.env_runners != 1 else ''}"
     print(f"{args.algo} on {args.env}: {sampled} steps on {runners}; learning curve {png}")
-    print(f"random: success {random['success']:.2f}, mean return {random['return']:.3f} over 20 episodes")
+    print(_summary("random", random, 20))
     if greedy is not None:
-        print(f"{args.algo}: success {greedy['success']:.2f}, mean return {greedy['return']:.3f} over 20 episodes")
+        print(_summary(f"{args.algo} (greedy)", greedy, 20))
+    else:
+        print(
+            f"{args.algo} (greedy): not played here: its observations reach the module through RLlib's "
+            "FlattenObservations connector; the learning curve above is RLlib's own episode return"
+        )
     return 0
 
 

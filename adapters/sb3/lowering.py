@@ -136,13 +136,13 @@ def _too_small(
     layers = ", ".join(f"{c.kernel_size[0]}x{c.kernel_size[1]} stride {c.stride[0]}" for c in convs)
     minimum = f"{smallest[0]}x{smallest[1]}"
     where = "the image in the env" if path == "observation" else f"{path} in the env"
-    instead = ", or use 'MlpPolicy'" if path == "observation" else ""
+    instead = ", or use 'MlpPolicy' (--policy MlpPolicy)" if path == "observation" else ""
     return error(
         ConversionError,
         f"{path} for SB3's {policy!r}",
         f"be at least {minimum} pixels (the smallest image SB3's NatureCNN convolves: {layers})",
         f"{seen.shape[1]}x{seen.shape[2]}: {space!r}",
         f"Resize {where} to at least {minimum}, pass policy_kwargs={{'features_extractor_class': ...}} "
-        f"with a features extractor for small images{instead}; normalize_images=False alone does not help "
-        "(SB3 still builds NatureCNN)",
+        f"with a features extractor for small images (envbridge train sb3 --policy-kwargs MODULE:ATTR){instead}; "
+        "normalize_images=False alone does not help (SB3 still builds NatureCNN)",
     )

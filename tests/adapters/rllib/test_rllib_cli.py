@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 def test_train_rllib_writes_the_curve_and_compares_with_random(tmp_path):
     out = str(tmp_path / "runs")
     command = [sys.executable, "-m", "bridge.cli", "train", "rllib", "--env", "envbridge/GridWorld-v0"]
-    command += ["--env-runners", "1", "--steps", "1000", "--out", out, "--no-progress"]
+    command += ["--env-runners", "1", "--steps", "1000", "--logdir", out, "--no-progress"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr[-3000:]
     png = os.path.join(out, "rllib_ppo_envbridge_GridWorld-v0.png")

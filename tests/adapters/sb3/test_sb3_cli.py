@@ -59,6 +59,8 @@ def user_folder(tmp_path, monkeypatch):
 )
 def test_train_sb3_takes_module_attr_and_file_names(user_folder, capsys, env, n_envs, saved):
     argv = ["train", "sb3", "--algo", "A2C", "--env", env, "--steps", "64", "--n-envs", n_envs]
-    assert main(argv + ["--out", str(user_folder), "--no-progress"]) == 0
+    assert main(argv + ["--logdir", str(user_folder), "--no-progress"]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
-    assert line.startswith(f"A2C on {env}: 64 steps, mean return ") and line.endswith(f"saved {user_folder / saved}")
+    png = user_folder / (saved[: -len(".zip")] + ".png")
+    assert line.startswith(f"A2C on {env}: 64 steps, mean return ")
+    assert line.endswith(f"saved {user_folder / saved}; learning curve {png}") and png.is_file()

@@ -257,7 +257,7 @@ def test_subproc_vec_env_from_an_id():
 def test_demo_prints_the_table_and_writes_the_curve(tmp_path, capsys):
     from bridge.cli import main
 
-    assert main(["demo", "--steps", "3000", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert main(["demo", "--steps", "3000", "--logdir", str(tmp_path), "--no-progress"]) == 0
     out = capsys.readouterr().out.splitlines()
     header = out.index("policy   episodes  success  mean return  mean length")
     assert out[header + 1].split()[:2] == ["random", "100"] and out[header + 2].split()[:2] == ["PPO", "100"]
@@ -279,7 +279,7 @@ def test_train_saves_the_model_and_prints_the_mean_return(tmp_path, capsys):
                 "envbridge/GridWorld-v0",
                 "--steps",
                 "200",
-                "--out",
+                "--logdir",
                 str(tmp_path),
                 "--no-progress",
             ]

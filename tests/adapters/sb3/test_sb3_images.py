@@ -30,7 +30,8 @@ def box_message(size: str, space: str) -> str:
     return (
         f"observation for SB3's 'CnnPolicy' must be at least 36x36 pixels ({NATURE_CNN}), got {size}: {space}. "
         "Resize the image in the env to at least 36x36, pass policy_kwargs={'features_extractor_class': ...} "
-        f"with a features extractor for small images, or use 'MlpPolicy'; {NOT_NORMALIZE}"
+        "with a features extractor for small images (envbridge train sb3 --policy-kwargs MODULE:ATTR), "
+        f"or use 'MlpPolicy' (--policy MlpPolicy); {NOT_NORMALIZE}"
     )
 
 
@@ -38,8 +39,8 @@ def dict_message(space: str) -> str:
     return (
         f"observation['image'] for SB3's 'MultiInputPolicy' must be at least 36x36 pixels ({NATURE_CNN}), "
         f"got 16x16: {space}. Resize observation['image'] in the env to at least 36x36, pass "
-        "policy_kwargs={'features_extractor_class': ...} with a features extractor for small images; "
-        f"{NOT_NORMALIZE}"
+        "policy_kwargs={'features_extractor_class': ...} with a features extractor for small images "
+        f"(envbridge train sb3 --policy-kwargs MODULE:ATTR); {NOT_NORMALIZE}"
     )
 
 
@@ -156,7 +157,7 @@ def test_cli_train_sb3_prints_the_message_and_no_traceback(tmp_path):
     paths = [here, os.path.join(here, "..", ".."), os.environ.get("PYTHONPATH", "")]
     done = subprocess.run(
         [sys.executable, "-c", CLI, "train", "sb3", "--env", "envbridge-test/Frames16-v0"]
-        + ["--steps", "16", "--out", str(tmp_path), "--no-progress"],
+        + ["--steps", "16", "--logdir", str(tmp_path), "--no-progress"],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)},

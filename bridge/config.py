@@ -1,0 +1,202 @@
+"""``--config`` for every ``envbridge train`` command: ``KEY=VALUE`` pairs and small YAML files,
+read without a YAML library and checked against a declared schema before anything runs.
+
+The file format is the subset of YAML a config needs: ``key: value`` lines, nested mappings by
+indentation (flattened to dotted keys, as ``KEY=VALUE`` writes them), ``#`` comments, scalars and
+flow lists (``[32, 32]``). Anchors, aliases, tags, multi-line strings and documents are refused by
+name: a file from a stranger cannot expand, run code or exhaust memory (:data:`LIMITS`).
+
+Scalars read as YAML 1.2 core does, with one rule for switches: only ``true`` / ``false`` are
+booleans (``yes``, ``no``, ``on``, ``off`` are refused where a bool is wanted, never read as one).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import stat
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+
+from bridge.errors import SpecError, error
+
+__all__ = ["LIMITS", "read", "scalar", "Key", "check_keys", "number", "count", "flag", "fraction", "choice"]
+
+LIMITS = {"bytes": 65536, "entries": 1000, "depth": 8, "list": 1000}
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_SPECIAL = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
+_REFUSED = ("&", "*", "!", "|", ">", "---", "...", "{", "?")
+
+
+def _refuse(subject: str, expectation: str, got: str, fix: str) -> SpecError:
+    return error(SpecError, subject, expectation, got, fix)  # type: ignore[return-value]
+
+
+def scalar(text: str, where: str) -> Any:
+    """One YAML scalar (or a flow list of them)."""
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        inner = text[1:-1].strip()
+        items = [] if not inner else [scalar(part, where) for part in inner.split(",")]
+        if len(items) > LIMITS["list"]:
+            raise _refuse(where, f"hold at most {LIMITS['list']} items", f"{len(items)} items", "Shorten the list")
+        return items
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    if text.startswith(_REFUSED):
+        fix = "Write the value out (anchors, aliases, tags, flow mappings and block strings are not read)"
+        raise _refuse(where, "be a plain YAML scalar or a flow list", repr(text), fix)
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("null", "~", ""):
+        return None
+    if _INT.match(text):
+        return int(text)
+    if _FLOAT.match(text):
+        return float(text)
+    if lowered in _SPECIAL:
+        return _SPECIAL[lowered]
+    return text
+
+
+def read(values: Iterable[str], flag_name: str = "--config") -> Dict[str, Any]:
+    """``--config`` values (``KEY=VALUE`` or a ``.yaml``/``.yml`` file), later wins, as dotted keys."""
+    out: Dict[str, Any] = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep and value.endswith((".yaml", ".yml")):
+            out.update(_read_file(value, flag_name))
+        elif sep and key.strip():
+            out[key.strip()] = scalar(raw, f"{flag_name} {key.strip()}")
+        else:
+            fix = f"Pass e.g. {flag_name} learning_rate=0.001 or {flag_name} run.yaml"
+            raise _refuse(flag_name, "be KEY=VALUE or a YAML file (.yaml, .yml)", repr(value), fix)
+    return out
+
+
+def _read_file(name: str, flag_name: str) -> Dict[str, Any]:
+    subject = f"{flag_name} file {name}"
+    try:
+        info = os.stat(name)
+    except OSError as e:
+        raise _refuse(subject, "exist", f"{type(e).__name__}: {e.strerror}", "Check the path") from e
+    if not stat.S_ISREG(info.st_mode):
+        raise _refuse(subject, "be a regular file", "a device, pipe or folder", "Pass a YAML file")
+    with open(name, "rb") as f:
+        data = f.read(LIMITS["bytes"] + 1)  # bounded whatever stat said
+    if len(data) > LIMITS["bytes"]:
+        raise _refuse(subject, f"be at most {LIMITS['bytes']} bytes", "a larger file", "Split the config")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _refuse(subject, "be UTF-8 text", f"a byte that is not ({e.reason})", "Save it as UTF-8") from e
+    return _mapping(text.splitlines(), subject)
+
+
+def _mapping(lines: List[str], subject: str) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    stack: List[Tuple[int, str]] = []  # (indent, key) of the open mappings
+    for number, line in enumerate(lines, 1):
+        body = _strip_comment(line)
+        if not body.strip():
+            continue
+        where = f"{subject} line {number}"
+        indent = len(body) - len(body.lstrip(" "))
+        if "\t" in body[:indent]:
+            raise _refuse(where, "be indented with spaces", "a tab", "Indent with spaces")
+        key, sep, value = body.strip().partition(":")
+        if not sep or not key or key.startswith(_REFUSED) or key.startswith("-"):
+            raise _refuse(where, "read `key: value`", repr(body.strip()), "Write one `key: value` a line")
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if len(stack) >= LIMITS["depth"]:
+            raise _refuse(where, f"nest at most {LIMITS['depth']} levels", f"{len(stack) + 1}", "Flatten it")
+        dotted = ".".join([k for _, k in stack] + [key.strip()])
+        if value.strip():
+            out[dotted] = scalar(value, f"{subject} {dotted}")
+            if len(out) > LIMITS["entries"]:
+                raise _refuse(subject, f"hold at most {LIMITS['entries']} keys", "more", "Split the config")
+        else:
+            stack.append((indent, key.strip()))
+    return out
+
+
+def _strip_comment(line: str) -> str:
+    quote = None
+    for i, ch in enumerate(line):
+        if ch in "'\"" and quote in (None, ch):
+            quote = None if quote else ch
+        elif ch == "#" and quote is None and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
+# -- the schema: one declared type and range per key ---------------------------------------------
+Check = Callable[[str, Any], Any]
+
+
+class Key:
+    """One config key a command takes: its check (returns the value) and what it means."""
+
+    __slots__ = ("check", "meaning")
+
+    def __init__(self, check: Check, meaning: str) -> None:
+        self.check, self.meaning = check, meaning
+
+
+def number(low: float = -math.inf, high: float = math.inf, *, open_low: bool = False) -> Check:
+    """A finite real in [low, high] (``(low, high]`` with ``open_low``)."""
+
+    def check(subject: str, value: Any) -> float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        inside = ok and (value > low if open_low else value >= low) and value <= high
+        if not inside:
+            where = f"{'(' if open_low else '['}{low}, {high}]"
+            raise _refuse(subject, f"be a finite number in {where}", repr(value), "Pass a number in range")
+        return float(value)
+
+    return check
+
+
+def count(low: int = 0, high: Optional[int] = None) -> Check:
+    """A whole number >= ``low`` (and <= ``high``); ``64.7`` is refused, never truncated."""
+
+    def check(subject: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+            expectation = f"be an int >= {low}" + (f" and <= {high}" if high is not None else "")
+            raise _refuse(subject, expectation, repr(value), "Pass a whole number in range")
+        return value
+
+    return check
+
+
+def flag(subject: str, value: Any) -> bool:
+    if type(value) is not bool:
+        raise _refuse(subject, "be true or false", repr(value), "Write true or false (yes/no/on/off are not read)")
+    return value
+
+
+def fraction(subject: str, value: Any) -> float:
+    return number(0.0, 1.0)(subject, value)
+
+
+def choice(*values: Any) -> Check:
+    def check(subject: str, value: Any) -> Any:
+        if value not in values:
+            raise _refuse(subject, f"be one of {list(values)}", repr(value), "Pick one")
+        return value
+
+    return check
+
+
+def check_keys(given: Dict[str, Any], schema: Dict[str, Key], flag_name: str = "--config") -> Dict[str, Any]:
+    """``given`` checked against ``schema``: an unknown key is refused with the known ones listed."""
+    out = {}
+    for key, value in given.items():
+        if key not in schema:
+            fix = "Known keys: " + ", ".join(sorted(schema))
+            raise _refuse(f"{flag_name} key", "be one this command takes", repr(key), fix)
+        out[key] = schema[key].check(f"{flag_name} {key}", value)
+    return out
