@@ -38,15 +38,10 @@ __all__ = [
     "ContractError",
     "ConversionError",
     "MissingDependencyError",
-    "to_gymnasium",
-    "to_gymnasium_vector",
-    "to_sb3",
-    "make_vec_env",
-    "to_gym",
-    "to_dreamerv2",
 ]
 
-# convenience name -> "module:attr", from the runtime table; imported on first attribute access only
+# convenience name -> "module:attr", from the runtime table; imported on first attribute access
+# only, so they are not in __all__ (``from bridge import *`` must work without any framework)
 _LAZY = {name: ref for runtime in runtimes.RUNTIMES.values() for name, ref in runtime.exports.items()}
 
 
@@ -54,3 +49,7 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return runtimes.load(_LAZY[name])
     raise AttributeError(f"module 'bridge' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -284,7 +285,22 @@ def load(reference: str) -> Any:
 
 def probe(name: str) -> List[str]:
     """The probe modules of runtime ``name`` that are not installed here (empty: it can run)."""
-    return [m for m in get(name).probe if importlib.util.find_spec(m) is None]
+    return [m for m in get(name).probe if not _installed(m)]
+
+
+def _installed(module: str) -> bool:
+    spec = importlib.util.find_spec(module)
+    if spec is None:
+        return False
+    if spec.origin not in (None, "namespace"):
+        return True
+    # a namespace package: installed where it lies in site-packages (DreamerV2 ships no __init__),
+    # not a bare folder of that name in the current directory (Ray's /tmp/ray, say)
+    return any(
+        part in ("site-packages", "dist-packages")
+        for p in spec.submodule_search_locations or ()
+        for part in p.split(os.sep)
+    )
 
 
 def available() -> List[str]:

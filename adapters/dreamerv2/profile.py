@@ -64,9 +64,12 @@ def _quiet(fn: Any, *args: Any) -> Any:
         return fn(*args)
 
 
-def _profile(env: Env, report: Report, seed: int, size: Sequence[int] = (64, 64), action_bounds: Any = None) -> None:
+def _profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
+    # the export's value options; the chain's own (parallel, time_limit, seed, timeout) play no part here
+    options = {k: v for k, v in options.items() if k not in ("parallel", "time_limit", "seed", "timeout")}
+    size = tuple(options.get("size", (64, 64)))
     try:
-        ready = DreamerReadyEnv(_LastAction(env), size=size, action_bounds=action_bounds)
+        ready = DreamerReadyEnv(_LastAction(env), **options)
     except BridgeError as e:
         report.add_exception(T, e, "the DreamerV2 export", "See the message", "lowering")
         return
@@ -83,7 +86,7 @@ def _profile(env: Env, report: Report, seed: int, size: Sequence[int] = (64, 64)
         _check_spaces(chain, ready, report)
         obs = _check_reset(chain, report)
         _check_step(chain, ready, report, obs)
-        _check_timeouts(env, ready, report, seed, size, action_bounds)
+        _check_timeouts(env, ready, report, seed, options)
         if ready.action_lowering.discrete:
             _check_one_hot(chain, ready, report)
         else:
@@ -269,11 +272,10 @@ def _check_flags(obs: dict, ready: DreamerReadyEnv, where: str, report: Report, 
         )
 
 
-def _check_timeouts(
-    env: Env, ready: DreamerReadyEnv, report: Report, seed: int, size: Sequence[int], bounds: Any
-) -> None:
+def _check_timeouts(env: Env, ready: DreamerReadyEnv, report: Report, seed: int, options: Dict[str, Any]) -> None:
     # the neutral TimeLimit's truncation, then DreamerV2's own TimeLimit
-    capped = DreamerReadyEnv(TimeLimit(env, 1), size=size, action_bounds=bounds)
+    size = tuple(options.get("size", (64, 64)))
+    capped = DreamerReadyEnv(TimeLimit(env, 1), **options)
     for inner, duration, where in ((capped, 0, "a neutral time-out step"), (ready, 1, "a DreamerV2 TimeLimit step")):
         chain = _quiet(wrap_chain, inner, size, duration)
         inner.seed(seed)
@@ -359,10 +361,10 @@ def check(env: Any, *, seed: int = 0, size: Sequence[int] = (64, 64), action_bou
         name = getattr(getattr(env.unwrapped, "spec", None), "id", None) or type(env.unwrapped).__name__
     report = Report(name)
     report.targets.append(T)
-    _profile(env, report, seed, size, action_bounds)
+    _profile(env, report, seed, {"size": size, "action_bounds": action_bounds})
     return report
 
 
 def dreamerv2_profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
-    """The "dreamerv2" target of :func:`bridge.check` (``options``: size, action_bounds)."""
-    _profile(env, report, seed, **options)
+    """The "dreamerv2" target of :func:`bridge.check` (``options``: to_dreamerv2's)."""
+    _profile(env, report, seed, options)

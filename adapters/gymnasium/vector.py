@@ -66,7 +66,9 @@ class GymnasiumVectorEnv(BatchExport, gymnasium.vector.VectorEnv):
         return obs, rewards, terminated, truncated, infos
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.port.close()
+        port = self.__dict__.get("port")  # a refused export has none (Gymnasium's __del__ still closes it)
+        if port is not None:
+            port.close()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.neutral!r})"

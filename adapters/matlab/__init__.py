@@ -33,6 +33,7 @@ from bridge.adapters.matlab.agents import (
 )
 from bridge.adapters.matlab.datatypes import DATA_TYPES
 from bridge.adapters.matlab.describe import specs_from_space
+from bridge.adapters.matlab.export import MatlabEnv, to_matlab
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import rlFunctionEnv
 from bridge.adapters.matlab.simulation import IS_DONE, Experience, rlSimulationOptions, sim
@@ -42,6 +43,8 @@ from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo,
 from bridge.adapters.matlab.vector_env import rlFunctionVectorEnv
 
 __all__ = [
+    "to_matlab",
+    "MatlabEnv",
     "rlNumericSpec",
     "rlFiniteSetSpec",
     "rlFunctionEnv",

@@ -21,6 +21,7 @@ from bridge import runtimes
 from bridge.env import Env
 from bridge.errors import SpecError, error
 from bridge.loading import resolve
+from bridge.options import resolve as resolve_options
 from bridge.options import split
 from bridge.vector import VectorEnv
 
@@ -93,6 +94,9 @@ def make_vec_env(
     if unknown:  # env kwargs go in env_kwargs: SB3's own make_vec_env has no **kwargs
         fix = "Pass env kwargs as env_kwargs={...}; export options are " + ", ".join(runtimes.get("sb3").options)
         raise error(SpecError, "make_vec_env option", "be an export option", repr(sorted(unknown)), fix)
+    row = runtimes.get("sb3")
+    either = row.options + tuple(n for n in row.batch_options if n not in row.options)
+    resolve_options("make_vec_env", either, given, row.float32, row.refusals)  # before anything is built
     source = env_or_id_or_factory
     first, built = resolve(source, env_kwargs, subject="make_vec_env env", batch=True, num_envs=n_envs)
     if isinstance(first, VectorEnv):

@@ -7,13 +7,14 @@ says what to install in this interpreter's era.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from bridge import runtimes
 from bridge.checker.core import core_profile
 from bridge.checker.report import Problem, Report
 from bridge.env import Env
 from bridge.errors import MissingDependencyError, SpecError, message
+from bridge.vector import VectorEnv
 
 __all__ = ["Problem", "Report", "check", "TARGETS"]
 
@@ -64,9 +65,13 @@ def check(
         seed: the seed for resets and for the action tapes.
         options: export options per target, e.g. ``{"sb3": {"normalize_actions": True}}``.
     """
-    factory, exported = None, {}
-    if not isinstance(env, Env) and callable(getattr(env, "exported", None)):
-        env, exported = env.exported()  # an export: check its neutral env with the export's options
+    factory, exported, batched_export = None, {}, None
+    if not isinstance(env, (Env, VectorEnv)) and callable(getattr(env, "exported", None)):
+        found, exported = env.exported()  # an export: check its neutral env with the export's options
+        batched_export = env if isinstance(found, VectorEnv) else None
+        env = found
+    if isinstance(env, VectorEnv) or (isinstance(env, type) and issubclass(env, VectorEnv)):
+        return _check_batch(env, targets, seed, exported, options, batched_export)
     if isinstance(env, str):
         from bridge.registry import make
 
@@ -74,24 +79,18 @@ def check(
     else:
         if callable(env) and not isinstance(env, Env):
             factory, env = env, env()
+            if isinstance(env, VectorEnv):
+                env.close()
+                return _check_batch(factory, targets, seed, exported, options, None)
             if not isinstance(env, Env):
                 got = f"a callable that returned {type(env).__name__}"
                 raise SpecError(message("env", "be a bridge.Env, a callable returning one, or an id", got, _FIX_ENV))
         unwrapped = getattr(env, "unwrapped", env)
         name = getattr(getattr(unwrapped, "spec", None), "id", None) or type(unwrapped).__name__
-    if targets is None:
-        targets = runtimes.available()
-    wanted = ["core"] + [t for t in ([targets] if isinstance(targets, str) else list(targets)) if t != "core"]
-    for target in wanted:
-        if target not in TARGETS:
-            raise SpecError(message("check target", f"be one of {sorted(TARGETS)}", target, "Pick known targets"))
+    wanted = _wanted(targets)
     given = dict(options or {})
-    unknown = sorted(set(given) - set(wanted))
-    if unknown:
-        fix = "Name the target in targets=[...] too, or drop its options"
-        raise SpecError(message("check options", f"name only checked targets {wanted}", unknown, fix))
-    # the export's own options first, then the caller's (per target)
-    options = {t: {**exported.get(t, {}), **given.get(t, {})} for t in wanted}
+    _known_targets(wanted, given)
+    options = _merged(exported, given, wanted)
     report = Report(name)
     report.make_env = factory
     for target in wanted:
@@ -100,3 +99,43 @@ def check(
         if profile is not None:
             profile(env, report, seed, dict(options.get(target, {})))
     return report
+
+
+def _wanted(targets: Union[None, str, Iterable[str]]) -> List[str]:
+    if targets is None:
+        targets = runtimes.available()
+    wanted = ["core"] + [t for t in ([targets] if isinstance(targets, str) else list(targets)) if t != "core"]
+    for target in wanted:
+        if target not in TARGETS:
+            raise SpecError(message("check target", f"be one of {sorted(TARGETS)}", target, "Pick known targets"))
+    return wanted
+
+
+def _known_targets(wanted: List[str], given: Dict[str, Any]) -> None:
+    unknown = sorted(set(given) - set(wanted))
+    if unknown:
+        fix = "Name the target in targets=[...] too, or drop its options"
+        raise SpecError(message("check options", f"name only checked targets {wanted}", unknown, fix))
+
+
+def _merged(exported: Dict[str, Any], given: Dict[str, Any], wanted: List[str]) -> Dict[str, Dict[str, Any]]:
+    """The export's own options first, then the caller's (per target)."""
+    return {t: {**exported.get(t, {}), **given.get(t, {})} for t in wanted}
+
+
+def _check_batch(
+    source: Any,
+    targets: Union[None, str, Iterable[str]],
+    seed: int,
+    exported: Dict[str, Any],
+    options: Optional[Dict[str, Dict[str, Any]]],
+    export: Any,
+) -> Report:
+    """A VectorEnv (instance, class or factory) or a batched export: :mod:`bridge.checker.vector`."""
+    from bridge.checker.vector import check_vector
+
+    wanted = _wanted(targets)
+    given = dict(options or {})
+    _known_targets(wanted, given)
+    name = source.__name__ if isinstance(source, type) else type(source).__name__
+    return check_vector(source, Report(name), wanted, seed, _merged(exported, given, wanted), export)

@@ -271,7 +271,6 @@ def _target_samples(target: Any, seed: int, n: int = 2) -> List[Any]:
 # -- the exports, per era -----------------------------------------------------------------------
 def gymnasium_export(layout: str) -> Callable[[ns.Space, str], Lowered]:
     """``to_gymnasium``'s lowering (observation and action) in one image layout."""
-    import gymnasium
     from bridge.adapters.gymnasium.lowering import lower
 
     def lowered(space: ns.Space, role: str) -> Lowered:
