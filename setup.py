@@ -1,4 +1,7 @@
-"""Package discovery: three source folders form one ``bridge`` namespace (see pyproject.toml)."""
+"""Package discovery (three source folders form one ``bridge`` namespace) and the extras (the
+legacy era's pins are written once, in compat/constraints-legacy.txt, and read from there)."""
+
+import os
 
 from setuptools import find_packages, setup
 
@@ -11,4 +14,21 @@ packages = [
     for name in [package] + [f"{package}.{sub}" for sub in find_packages(folder)]
 ]
 
-setup(packages=packages, package_dir=ROOTS)
+
+def _pins(name):
+    """The requirements of a constraints file (comments and blank lines dropped)."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "compat", name), encoding="utf-8") as f:
+        return [line.split("#", 1)[0].strip() for line in f if line.split("#", 1)[0].strip()]
+
+
+EXTRAS = {
+    "gymnasium": ["gymnasium>=1.0,<2"],
+    "sb3": ["gymnasium>=1.0,<2", "stable-baselines3>=2.9,<3", "torch>=2.3"],
+    "rllib": ["ray[rllib]>=2.60,<3", "torch>=2.3"],
+    # then: pip install --no-deps dreamerv2==2.2.0 (its own requirements pull a mujoco that does not build)
+    "legacy": _pins("constraints-legacy.txt"),
+    "cli": ["tqdm", "rich", "matplotlib"],
+    "test": ["pytest>=7", "hypothesis>=6", "pytest-timeout>=2"],
+}
+
+setup(packages=packages, package_dir=ROOTS, extras_require=EXTRAS)

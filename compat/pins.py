@@ -3,8 +3,8 @@
 ``constraints-<tox env>.txt`` beside this module are the pins this project's own tox envs install
 under; they ship inside the wheel, so a user's tox or CI can pass them to ``pip install -c``
 without a checkout (``envbridge pins legacy --path``). :data:`TOX_ENVS` says, per tox env, what
-``envbridge init tox`` writes for a user's project; a new era (rllib) is one more row here plus its
-constraints file.
+``envbridge init tox`` writes for a user's project; which views must agree in it comes from the
+runtime table (each row's ``tox_envs``). A new era is one more row here plus its constraints file.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import os
 import re
 from typing import Dict, List, Optional, Tuple
 
+from bridge import runtimes
 from bridge.errors import SpecError, message
 
 __all__ = ["ToxEnv", "TOX_ENVS", "eras", "path", "text", "check_copies", "pins_command"]
@@ -31,7 +32,8 @@ class ToxEnv:
         extra: the envbridge extra it installs (None: the numpy-only core).
         deps: further requirements, each with the reason shown in the tox.ini.
         after: what is installed with ``--no-deps`` after everything else, with the reason.
-        views: the conformance views that must agree there (a missing framework fails, never skips).
+        views: the conformance views that must agree there (a missing framework fails, never
+            skips): the neutral env's, then those of the runtimes whose table row names this env.
     """
 
     def __init__(
@@ -40,44 +42,35 @@ class ToxEnv:
         python: str,
         stack: str,
         extra: Optional[str],
-        views: Tuple[str, ...],
         deps: Tuple[Tuple[str, str], ...] = (),
         after: Tuple[Tuple[str, str], ...] = (),
     ) -> None:
-        self.name, self.python, self.stack, self.extra, self.views = name, python, stack, extra, views
+        self.name, self.python, self.stack, self.extra = name, python, stack, extra
         self.deps, self.after = deps, after
+        self.views = ("neutral",) + tuple(r.name for r in runtimes.RUNTIMES.values() if name in r.tox_envs)
 
     def __repr__(self) -> str:
         return f"ToxEnv({self.name!r}, python={self.python!r})"
 
 
-# The rllib env joins here once its runtime row and compat/constraints-rllib.txt exist:
-#   ToxEnv("rllib", "3.11", "Ray RLlib 2.60 (gymnasium 1.2.2)", "rllib", ("neutral", "rllib", "matlab"))
+_TORCH = (("torch==2.13.0", "the CPU wheel; an unpinned torch pulls a multi-GB CUDA build"),)
 TOX_ENVS: Dict[str, ToxEnv] = {
     e.name: e
     for e in (
-        ToxEnv(
-            "core-py39", "3.9", "the numpy-only core on its oldest stack, numpy 1.19.5", None, ("neutral", "matlab")
-        ),
-        ToxEnv("core-py311", "3.11", "the numpy-only core on numpy 2.x", None, ("neutral", "matlab")),
-        ToxEnv(
-            "modern",
-            "3.11",
-            "Gymnasium 1.3 and Stable-Baselines3 2.9",
-            "sb3",
-            ("neutral", "gymnasium", "sb3", "matlab"),
-            deps=(("torch==2.13.0", "the CPU wheel; an unpinned torch pulls a multi-GB CUDA build"),),
-        ),
+        ToxEnv("core-py39", "3.9", "the numpy-only core on its oldest stack, numpy 1.19.5", None),
+        ToxEnv("core-py311", "3.11", "the numpy-only core on numpy 2.x", None),
+        ToxEnv("modern", "3.11", "Gymnasium 1.3 and Stable-Baselines3 2.9", "sb3", deps=_TORCH),
+        ToxEnv("rllib", "3.11", "Ray RLlib 2.60 (its own gymnasium pin, 1.2.2)", "rllib", deps=_TORCH),
         ToxEnv(
             "legacy",
             "3.9",
             "gym 0.23.1, TensorFlow 2.6 and DreamerV2 2.2.0",
             "legacy",
-            ("neutral", "gym", "dreamerv2", "matlab"),
             after=(("dreamerv2==2.2.0", "its own requirements pull a mujoco sdist that does not build"),),
         ),
     )
 }
+# every tox env a runtime row names has its row here (tests/core/test_pins_and_init.py checks both ways)
 
 
 def eras() -> List[str]:

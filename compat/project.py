@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from bridge.compat import pins
 
@@ -73,12 +73,22 @@ def _section(env: pins.ToxEnv) -> str:
     return "\n".join(lines) + "\n"
 
 
-def tox_ini() -> str:
+def tox_envs(without: Sequence[str] = ()) -> Dict[str, pins.ToxEnv]:
+    """The rows of TOX_ENVS a user's matrix gets (``without``: tox envs left out, e.g. rllib)."""
+    unknown = sorted(set(without) - set(pins.TOX_ENVS))
+    if unknown:
+        fix = "Leave out only " + ", ".join(pins.TOX_ENVS)
+        raise SpecError(message("the tox envs left out", "be tox envs of the matrix", unknown, fix))
+    return {n: e for n, e in pins.TOX_ENVS.items() if n not in without}
+
+
+def tox_ini(without: Sequence[str] = ()) -> str:
     """The tox.ini text: the shared [testenv], then one section per row of TOX_ENVS."""
-    width = max(len(n) for n in pins.TOX_ENVS) + 2
-    table = "\n".join(f"#   {n:<{width}}Python {e.python}: {e.stack}" for n, e in pins.TOX_ENVS.items())
-    head = _HEADER.format(version=__version__, table=table, envlist=", ".join(pins.TOX_ENVS), source=SOURCE)
-    return "\n".join([head] + [_section(e) for e in pins.TOX_ENVS.values()])
+    envs = tox_envs(without)
+    width = max(len(n) for n in envs) + 2
+    table = "\n".join(f"#   {n:<{width}}Python {e.python}: {e.stack}" for n, e in envs.items())
+    head = _HEADER.format(version=__version__, table=table, envlist=", ".join(envs), source=SOURCE)
+    return "\n".join([head] + [_section(e) for e in envs.values()])
 
 
 _TEST = '''\
@@ -125,19 +135,19 @@ def conformance_test(envs: List[str]) -> str:
     return _TEST.format(version=__version__, imports=imports, classes=classes)
 
 
-def render(envs: List[str]) -> Dict[str, str]:
-    """Every file ``init tox`` writes: relative path -> text."""
+def render(envs: List[str], without: Sequence[str] = ()) -> Dict[str, str]:
+    """Every file ``init tox`` writes: relative path -> text (``without``: tox envs left out)."""
     for env in envs:
         if not _ENV_NAME.match(env):
             fix = "Name the env as module:attr, e.g. --env mypkg.envs:Corridor (a bridge.Env class or a factory)"
             raise SpecError(message("--env", "be module:attr", repr(env), fix))
     files = {
-        "tox.ini": tox_ini(),
+        "tox.ini": tox_ini(without),
         # the newest first: pyenv's `python3` is then 3.11; tox finds python3.9 too
         ".python-version": "".join(f"{v}\n" for v in _versions()),
         os.path.join("tests", "test_conformance_eras.py"): conformance_test(envs),
     }
-    for name in pins.TOX_ENVS:
+    for name in tox_envs(without):
         files[os.path.join("constraints", f"{name}.txt")] = pins.text(name)
     return files
 
@@ -208,13 +218,14 @@ def _makedirs(path: str, made: List[str]) -> None:
 
 
 def init_command(args: argparse.Namespace) -> int:
-    """``envbridge init tox --env module:attr [--dir DIR] [--force]``."""
+    """``envbridge init tox --env module:attr [--dir DIR] [--force] [--no-rllib]``."""
     folder = os.path.abspath(args.dir)
     if not os.path.isdir(folder):
         raise SpecError(
             message("--dir", "be an existing folder", repr(args.dir), "Create it first, or pass your project's folder")
         )
-    written = write_all(folder, render(args.envs), force=args.force)
+    without = ("rllib",) if getattr(args, "no_rllib", False) else ()
+    written = write_all(folder, render(args.envs, without), force=args.force)
     print(f"envbridge init tox: wrote in {folder}:")
     for rel in written:
         print(f"  {rel}")

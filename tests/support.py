@@ -10,12 +10,15 @@ from typing import Any
 
 import pytest
 
+from bridge import runtimes
+
 ERA = os.environ.get("ENVBRIDGE_ERA", "")
-# In an era's tox env these must import; a skip there would hide a broken install.
+# In an era's tox env these must import (the probes of the runtimes whose row names that env); a
+# skip there would hide a broken install.
 ERA_PACKAGES = {
-    "modern": {"gymnasium", "stable_baselines3", "torch"},
-    "legacy": {"gym", "tensorflow", "dreamerv2"},
-    "rllib": {"gymnasium", "ray", "torch"},
+    env: {m for row in runtimes.RUNTIMES.values() if env in row.tox_envs for m in row.probe}
+    for row in runtimes.RUNTIMES.values()
+    for env in row.tox_envs
 }
 
 

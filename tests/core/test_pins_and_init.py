@@ -22,6 +22,7 @@ WRITTEN = [
     os.path.join("constraints", "core-py39.txt"),
     os.path.join("constraints", "core-py311.txt"),
     os.path.join("constraints", "modern.txt"),
+    os.path.join("constraints", "rllib.txt"),
     os.path.join("constraints", "legacy.txt"),
 ]
 
@@ -62,12 +63,14 @@ def test_init_tox_writes_the_matrix(tmp_path, capsys):
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == sorted(WRITTEN)
     ini = configparser.ConfigParser(interpolation=None)
     ini.read(tmp_path / "tox.ini")
-    assert ini["tox"]["envlist"] == "core-py39, core-py311, modern, legacy"
+    assert ini["tox"]["envlist"] == "core-py39, core-py311, modern, rllib, legacy"
     assert ini["testenv:legacy"]["basepython"] == "python3.9"
     assert ini["testenv:legacy"]["commands_pre"] == "python -m pip install --no-deps dreamerv2==2.2.0"
     assert "{env:ENVBRIDGE_SOURCE:envbridge}[legacy]" in ini["testenv:legacy"]["deps"]
     assert "torch==2.13.0" in ini["testenv:modern"]["deps"]
     assert "ENVBRIDGE_VIEWS = neutral,gymnasium,sb3,matlab" in ini["testenv:modern"]["setenv"]
+    assert "ENVBRIDGE_VIEWS = neutral,gymnasium,rllib,matlab" in ini["testenv:rllib"]["setenv"]
+    assert "torch==2.13.0" in ini["testenv:rllib"]["deps"]
     assert (tmp_path / ".python-version").read_text() == "3.11\n3.9\n"
     for era in pins.TOX_ENVS:
         assert (tmp_path / "constraints" / f"{era}.txt").read_text() == pins.text(era)
@@ -75,6 +78,20 @@ def test_init_tox_writes_the_matrix(tmp_path, capsys):
     compile(test, "test_conformance_eras.py", "exec")
     assert "from corridor_pkg.envs import Corridor" in test and f"envbridge {__version__}" in test
     assert 'tapes_dir = os.path.join(TAPES, "corridor_pkg.envs.Corridor")' in test
+
+
+def test_init_tox_no_rllib_leaves_the_rllib_env_out(tmp_path):
+    assert main(["init", "tox", "--dir", str(tmp_path), "--env", "corridor_pkg.envs:Corridor", "--no-rllib"]) == 0
+    ini = configparser.ConfigParser(interpolation=None)
+    ini.read(tmp_path / "tox.ini")
+    assert ini["tox"]["envlist"] == "core-py39, core-py311, modern, legacy" and "testenv:rllib" not in ini
+    assert not (tmp_path / "constraints" / "rllib.txt").exists()
+
+
+def test_every_tox_env_a_runtime_names_has_its_row_and_each_row_a_runtime_or_the_core():
+    named = {env for row in runtimes.RUNTIMES.values() for env in row.tox_envs}
+    assert named == set(pins.TOX_ENVS)
+    assert pins.TOX_ENVS["rllib"].views == ("neutral", "gymnasium", "rllib", "matlab")
 
 
 def test_init_tox_refuses_to_overwrite_and_names_the_files(tmp_path, capsys):
