@@ -5,6 +5,7 @@ meaning and default, and refuses any other by name, before it builds anything.""
 from __future__ import annotations
 
 import inspect
+import os
 
 import pytest
 from support import raises_exactly
@@ -111,3 +112,31 @@ def test_star_import_works_and_lazy_names_are_listed():
     assert {"Env", "make", "check", "VectorEnv"} <= set(namespace)
     lazy = {n for r in runtimes.RUNTIMES.values() for n in r.exports}
     assert lazy <= set(dir(bridge)) and not lazy & set(bridge.__all__)
+
+
+def options_table() -> str:
+    """docs/options.md's table: every export x every option, with its default or why it is refused."""
+    exports = [(r, n, k) for r, n, k in EXPORTS if n != "register_rllib"]
+    head = "| option | " + " | ".join(f"`{n}`" for _, n, _ in exports) + " |"
+    rule = "|---|" + "---|" * len(exports)
+    rows = [head, rule]
+    for option in OPTIONS.values():
+        cells = []
+        for runtime, _, kind in exports:
+            row = runtimes.get(runtime)
+            if option.name in _declared(row, kind):
+                default = row.float32 if option.default is RUNTIME_PRECISION else option.default
+                cells.append(f"`{default!r}`")
+            else:
+                cells.append("refused")
+        rows.append(f"| `{option.name}` | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def test_docs_options_table_is_the_runtime_tables():
+    docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "options.md")
+    with open(docs, encoding="utf-8") as f:
+        text = f.read()
+    assert options_table() in text, "docs/options.md's table differs: paste options_table() from this test"
+    for option in OPTIONS.values():
+        assert f"`{option.name}`: {option.meaning}" in text, option.name
