@@ -14,11 +14,11 @@ from bridge.checker.core import core_profile
 from bridge.checker.report import Problem, Report
 from bridge.env import Env
 from bridge.errors import MissingDependencyError, SpecError, message
+from bridge.loading import resolve
 from bridge.vector import VectorEnv
 
 __all__ = ["Problem", "Report", "check", "TARGETS"]
 
-_FIX_ENV = "Pass the env itself, its class, or a function that builds and returns it"
 Profile = Callable[[Any, Report, int, Dict[str, Any]], None]
 TARGETS = ("core",) + tuple(runtimes.RUNTIMES)
 
@@ -77,14 +77,12 @@ def check(
 
         name, env = env, make(env)
     else:
-        if callable(env) and not isinstance(env, Env):
-            factory, env = env, env()
+        if not isinstance(env, Env):  # a class or factory: the one resolver builds it (its errors named)
+            factory = env
+            env, _ = resolve(factory, subject="env", batch=True)
             if isinstance(env, VectorEnv):
                 env.close()
                 return _check_batch(factory, targets, seed, exported, options, None)
-            if not isinstance(env, Env):
-                got = f"a callable that returned {type(env).__name__}"
-                raise SpecError(message("env", "be a bridge.Env, a callable returning one, or an id", got, _FIX_ENV))
         unwrapped = getattr(env, "unwrapped", env)
         name = getattr(getattr(unwrapped, "spec", None), "id", None) or type(unwrapped).__name__
     wanted = _wanted(targets)

@@ -18,12 +18,16 @@ only when a segment is made or mapped, never at ``import bridge``.
 
 from __future__ import annotations
 
+import os
+import secrets
 import weakref
 from typing import Any, Optional, Tuple
 
 import numpy as np
 
 from bridge import checks, spaces
+
+SEGMENT_PREFIX = "envbridge_"  # + the creating process's pid + a random part
 
 __all__ = ["SharedBatches", "attach", "supported"]
 
@@ -129,7 +133,9 @@ class SharedBatches:
 
         _, split = _views(observation_space, n, None, 0)
         _, size = _views(action_space, n, None, split)
-        self.segment = shared_memory.SharedMemory(create=True, size=max(size, 1))
+        # named after the creating process, so a leftover segment says whose it is
+        name = f"{SEGMENT_PREFIX}{os.getpid()}_{secrets.token_hex(6)}"
+        self.segment = shared_memory.SharedMemory(name=name, create=True, size=max(size, 1))
         self._finalizer = weakref.finalize(self, _release, self.segment)
         self.handle = (self.segment.name, observation_space, action_space, n)
         self.observations, _ = _views(observation_space, n, self.segment.buf, 0)

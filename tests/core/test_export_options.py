@@ -70,9 +70,7 @@ def test_an_export_takes_exactly_its_declared_options(runtime, name, kind):
             export(env, **{option.name: option.default if option.default is not RUNTIME_PRECISION else True})
         env.close()
     # every declared option at its documented default builds the export
-    defaults = {
-        n: (row.float32 if OPTIONS[n].default is RUNTIME_PRECISION else OPTIONS[n].default) for n in declared
-    }
+    defaults = {n: (row.float32 if OPTIONS[n].default is RUNTIME_PRECISION else OPTIONS[n].default) for n in declared}
     built = export(source(), **defaults)
     assert {k: built.options[k] for k in declared} == defaults if hasattr(built, "options") else True
     built.close()

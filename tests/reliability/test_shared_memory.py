@@ -26,13 +26,16 @@ import bridge
 from bridge.errors import ContractError
 from bridge.examples import MultiModal, PixelGrid
 from bridge.vector import ProcessVectorEnv
+from bridge.vector.shared import SEGMENT_PREFIX
 from bridge.workers import stop_processes
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm on this machine")
 
 
 def _segments() -> Set[str]:
-    return set(os.listdir("/dev/shm"))
+    # this process's segments only: other test runs (tox envs in parallel) have their own
+    mine = f"{SEGMENT_PREFIX}{os.getpid()}_"
+    return {name for name in os.listdir("/dev/shm") if name.startswith(mine)}
 
 
 @pytest.fixture

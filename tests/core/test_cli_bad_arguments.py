@@ -1,0 +1,63 @@
+"""Every CLI command on a table of bad arguments: exit code 2 and one house message on stderr, no
+traceback (the user's own exception appears only as the named cause)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from bridge.cli import main
+
+RAISES_AT_IMPORT = "raise ValueError('boom at import')\n"
+FACTORY = "def broken():\n    raise RuntimeError('boom in the factory')\n\nNUMBER = 3\n"
+
+BAD = [
+    (["check", ":Corridor"], "envbridge check: SpecError: entry_point must name a module and an attribute"),
+    (["check", "nope/Env-v0"], "envbridge check: SpecError: env id must be registered"),
+    (["check", "raises.py:Env"], "envbridge check: ContractError: env file raises.py must import without raising"),
+    (["check", "raises:Env"], "envbridge check: ContractError: entry_point module must import without raising"),
+    (["check", "factories:broken"], "envbridge check: ContractError: env factory broken must build the env"),
+    (["check", "factories:NUMBER"], "envbridge check: SpecError: env must be a bridge.Env"),
+    (["check", "factories:missing"], "envbridge check: SpecError: entry_point attribute of factories must exist"),
+    (["check", "envbridge/GridWorld-v0", "--seed", "-1"], "envbridge check: --seed must be a whole number >= 0"),
+    (["check", "envbridge/GridWorld-v0", "--import", "raises"], "envbridge check: ContractError: --import module"),
+    (["check", "envbridge/GridWorld-v0", "--target", "nope"], "envbridge check: SpecError: check target must be"),
+    (["conform", "envbridge/GridWorld-v0", "--record", "t.npz", "--steps", "0"], "envbridge conform: --steps must"),
+    (["conform", "envbridge/GridWorld-v0", "--verify", "absent.npz"], "envbridge conform: "),
+    (["train", "sb3", "--steps", "-5"], "envbridge train sb3: --steps must be a whole number >= 1, got '-5'"),
+    (["train", "sb3", "--steps", "lots"], "envbridge train sb3: --steps must be a whole number >= 1, got 'lots'"),
+    (["train", "sb3", "--n-envs", "0"], "envbridge train sb3: --n-envs must be a whole number >= 1, got '0'"),
+    (["train", "sb3", "--algo", "PPO2"], "envbridge train sb3: invalid choice: 'PPO2'"),
+    (["train", "rllib", "--env-runners", "-1"], "envbridge train rllib: --env-runners must be a whole number >= 0"),
+    (["train", "dreamerv2", "--seed", "x"], "envbridge train dreamerv2: --seed must be a whole number >= 0"),
+    (["train", "nope"], "envbridge train: invalid choice: 'nope'"),
+    (["pins", "py27"], "envbridge pins: SpecError: era must name a constraints file of envbridge"),
+    (["init", "tox", "--env", "not a name"], "envbridge init tox: SpecError: --env must be module:attr"),
+    (["demo", "--steps", "0"], "envbridge demo: --steps must be a whole number >= 1, got '0'"),
+    (["nope"], "envbridge: invalid choice: 'nope'"),
+]
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    (tmp_path / "raises.py").write_text(RAISES_AT_IMPORT)
+    (tmp_path / "factories.py").write_text(FACTORY)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    yield tmp_path
+    for name in ("raises", "factories"):
+        sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("argv, start", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_a_bad_argument_is_one_house_message_and_exit_2(folder, capsys, argv, start):
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse exits itself, with our error() formatting
+        code = e.code
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(start), err
+    assert "Traceback" not in err and lines[0].endswith((".", "?", ")")) or "invalid choice" in lines[0], err
