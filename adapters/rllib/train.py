@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from typing import Any, Callable, Dict, Optional, Sequence
 
 import numpy as np
@@ -184,11 +185,13 @@ def train_command(args: Any) -> int:
     train until S env steps, with a progress bar; plot the learning curve (RLlib's mean episode
     return per iteration, the random policy's as the line to beat); print greedy vs random play."""
     progress = not args.no_progress
+    if not args.verbose:  # RLlib's own deprecation notices are not the user's to act on
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
     plt = require_cli_extras(progress)
     training = {**TUNED.get(args.algo, {}), **check_keys(read_config(args.config), CONFIG_KEYS)}
     probe = to_rllib(args.env)  # refused here, before Ray starts
     random = evaluate(probe, random_policy(probe), episodes=20)
-    ensure_ray(address=args.address)
+    ensure_ray(address=args.address, verbose=args.verbose)
     config = config_for(
         args.env,  # resolved in every env runner, after it imports args.imports
         args.algo,
