@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 DEMO_ENV = "envbridge/GridWorld-v0"
-DEMO_STEPS = 40_000
+DEMO_STEPS = 40_960  # 40 rollouts of 8 envs x 128 steps: PPO learns in whole rollouts
 DEMO_N_ENVS = 8
 # tuned on GridWorld 5x5 (measured: see docs/gymnasium-sb3.md); small nets, short rollouts
 DEMO_PPO: Dict[str, Any] = {
