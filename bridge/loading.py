@@ -149,7 +149,7 @@ def resolve(
         env_close = getattr(env, "close", None)
         if isinstance(env, (Env, VectorEnv)) and callable(env_close):
             env_close()  # a VectorEnv where one env was wanted: refused, nothing left open
-        got = f"{_name(named)} gives {type(env).__name__}"
+        got = f"a {type(env).__name__} from {_name(named)}()"
         raise _not_a_source(subject, got, batch)
     return env, True
 
