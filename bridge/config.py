@@ -13,12 +13,11 @@ booleans (``yes``, ``no``, ``on``, ``off`` are refused where a bool is wanted, n
 from __future__ import annotations
 
 import math
-import os
 import re
-import stat
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from bridge.errors import SpecError, error
+from bridge.regular_file import Refusal, read_regular
 
 __all__ = ["LIMITS", "read", "scalar", "Key", "check_keys", "number", "count", "flag", "fraction", "choice"]
 
@@ -78,16 +77,8 @@ def read(values: Iterable[str], flag_name: str = "--config") -> Dict[str, Any]:
 
 def _read_file(name: str, flag_name: str) -> Dict[str, Any]:
     subject = f"{flag_name} file {name}"
-    try:
-        info = os.stat(name)
-    except OSError as e:
-        raise _refuse(subject, "exist", f"{type(e).__name__}: {e.strerror}", "Check the path") from e
-    if not stat.S_ISREG(info.st_mode):
-        raise _refuse(subject, "be a regular file", "a device, pipe or folder", "Pass a YAML file")
-    with open(name, "rb") as f:
-        data = f.read(LIMITS["bytes"] + 1)  # bounded whatever stat said
-    if len(data) > LIMITS["bytes"]:
-        raise _refuse(subject, f"be at most {LIMITS['bytes']} bytes", "a larger file", "Split the config")
+    refuse = Refusal(subject, f"Pass a YAML file (a regular file of at most {LIMITS['bytes']} bytes)", SpecError)
+    data = read_regular(name, LIMITS["bytes"], refuse, f"be at most {LIMITS['bytes']} bytes")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

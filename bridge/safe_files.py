@@ -26,7 +26,9 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional,
 import numpy as np
 from numpy.lib import format as npy_format
 
-from bridge.errors import ContractError, message
+from bridge.errors import ContractError
+from bridge.regular_file import Refusal as _Refusal
+from bridge.regular_file import opened as _opened
 
 if TYPE_CHECKING:
     import zipfile  # imported where used: it costs `import bridge` about 7 ms
@@ -89,17 +91,6 @@ class Member:
         self.nbytes = math.prod(shape) * dtype.itemsize
 
 
-class _Refusal:
-    """Raises the house ContractError for one file: ``subject`` and ``fix`` fixed, the rest per cause."""
-
-    def __init__(self, subject: str, fix: str) -> None:
-        self.subject, self.fix = subject, fix
-
-    def __call__(self, expectation: str, actual: str, member: Optional[str] = None) -> ContractError:
-        subject = self.subject if member is None else f"{self.subject} member {member!r}"
-        return ContractError(message(subject, expectation, actual, self.fix))
-
-
 # -- writing -------------------------------------------------------------------------------------
 def write_npz(path: str, arrays: Dict[str, np.ndarray], *, compress: bool) -> None:
     """Write ``arrays`` as ``<name>.npy`` members, atomically (a temporary file, then a rename).
@@ -148,8 +139,7 @@ def read_npz(
     import zipfile
 
     refuse = _Refusal(subject, fix)
-    size = _file_size(path, refuse)
-    with _opened(path, refuse) as raw:
+    with _opened(path, refuse) as (raw, size):
         head = raw.read(8)
         if size == 0:
             raise refuse("be an .npz archive", "an empty file (0 bytes)")
@@ -173,31 +163,6 @@ def read_npz(
             if expect is not None:
                 expect(members)
             return {stem: _data(archive, infos[stem], member, refuse) for stem, member in members.items()}
-
-
-def _file_size(path: str, refuse: _Refusal) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError as e:
-        raise refuse("be a readable file", f"{type(e).__name__} ({e.strerror})") from e
-
-
-class _opened:
-    """``open(path, "rb")`` whose OSError is the house error."""
-
-    def __init__(self, path: str, refuse: _Refusal) -> None:
-        self.path, self.refuse = path, refuse
-        self.file: Any = None
-
-    def __enter__(self) -> Any:
-        try:
-            self.file = open(self.path, "rb")  # noqa: SIM115 - closed by __exit__
-        except OSError as e:
-            raise self.refuse("be a readable file", f"{type(e).__name__} ({e.strerror})") from e
-        return self.file
-
-    def __exit__(self, *exc: Any) -> None:
-        self.file.close()
 
 
 def _check_end_record(raw: Any, size: int, limits: Limits, refuse: _Refusal) -> None:
@@ -375,7 +340,7 @@ def sha256_file(path: str, subject: str, fix: str) -> str:
     import hashlib
 
     digest = hashlib.sha256()
-    with _opened(path, _Refusal(subject, fix)) as raw:
+    with _opened(path, _Refusal(subject, fix)) as (raw, _):
         for chunk in iter(lambda: raw.read(_CHUNK), b""):
             digest.update(chunk)
     return digest.hexdigest()

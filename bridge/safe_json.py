@@ -16,7 +16,9 @@ from typing import Any, List, Tuple
 
 import numpy as np
 
-from bridge.safe_files import LIMITS, Limits, _file_size, _opened, _Refusal
+from bridge.regular_file import Refusal as _Refusal
+from bridge.regular_file import read_regular
+from bridge.safe_files import LIMITS, Limits
 
 __all__ = ["parse_json", "read_json_file", "depth_of_text", "depth_of", "loads", "dumps", "FAST_DEPTH"]
 
@@ -86,12 +88,8 @@ def parse_json(text: str, *, subject: str, fix: str, limits: Limits = LIMITS) ->
 def read_json_file(path: str, *, subject: str, fix: str, limits: Limits = LIMITS) -> Any:
     """A JSON file, sized before it is read, decoded as UTF-8, parsed by :func:`parse_json`."""
     refuse = _Refusal(subject, fix)
-    size = _file_size(path, refuse)
-    if size > limits.max_json_bytes:
-        expectation = f"be at most {limits.max_json_bytes:,} bytes of JSON (Limits.max_json_bytes)"
-        raise refuse(expectation, f"{size:,} bytes")
-    with _opened(path, refuse) as raw:
-        data = raw.read(size + 1)  # read(n) allocates n up front: the size just checked, not the limit
+    expectation = f"be at most {limits.max_json_bytes:,} bytes of JSON (Limits.max_json_bytes)"
+    data = read_regular(path, limits.max_json_bytes, refuse, expectation)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
