@@ -19,7 +19,20 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from bridge.errors import SpecError, error
 from bridge.regular_file import Refusal, read_regular
 
-__all__ = ["LIMITS", "read", "scalar", "Key", "check_keys", "number", "count", "flag", "fraction", "choice"]
+__all__ = [
+    "LIMITS",
+    "read",
+    "scalar",
+    "Key",
+    "check_keys",
+    "number",
+    "count",
+    "flag",
+    "fraction",
+    "choice",
+    "text",
+    "items",
+]
 
 LIMITS = {"bytes": 65536, "entries": 1000, "depth": 8, "list": 1000}
 _INT = re.compile(r"^[-+]?[0-9]+$")
@@ -151,14 +164,36 @@ def number(low: float = -math.inf, high: float = math.inf, *, open_low: bool = F
     return check
 
 
-def count(low: int = 0, high: Optional[int] = None) -> Check:
-    """A whole number >= ``low`` (and <= ``high``); ``64.7`` is refused, never truncated."""
+def count(low: int = 0, high: Optional[int] = None, *, whole_floats: bool = False) -> Check:
+    """A whole number >= ``low`` (and <= ``high``); ``64.7`` is refused, never truncated.
+
+    ``whole_floats`` also takes a float that is a whole number (``1e5`` in YAML is a float), as an int.
+    """
 
     def check(subject: str, value: Any) -> int:
+        if whole_floats and type(value) is float and math.isfinite(value) and value.is_integer():
+            value = int(value)
         if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
             expectation = f"be an int >= {low}" + (f" and <= {high}" if high is not None else "")
             raise _refuse(subject, expectation, repr(value), "Pass a whole number in range")
         return value
+
+    return check
+
+
+def text(subject: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise _refuse(subject, "be a string", repr(value), "Quote the value")
+    return value
+
+
+def items(each: Check, low: int = 0) -> Check:
+    """A list (or tuple) of at least ``low`` values, each passing ``each``; a tuple comes back."""
+
+    def check(subject: str, value: Any) -> tuple:
+        if not isinstance(value, (list, tuple)) or len(value) < low:
+            raise _refuse(subject, f"be a list of at least {low} values", repr(value), "Write e.g. [32, 32]")
+        return tuple(each(f"{subject}[{i}]", v) for i, v in enumerate(value))
 
     return check
 

@@ -13,11 +13,10 @@ DreamerV2), False where float64 reaches the user unchanged (Gymnasium, gym 0.23,
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
 from bridge.errors import SpecError, error
-from bridge.workers import DEFAULT_TIMEOUT
+from bridge.workers import DEFAULT_TIMEOUT, seconds_or_none
 
 __all__ = ["Option", "OPTIONS", "RUNTIME_PRECISION", "resolve", "split"]
 
@@ -68,15 +67,6 @@ def _count(low: int, none: bool) -> Check:
     return check
 
 
-def _seconds(subject: str, value: Any) -> Optional[float]:
-    """None or math.inf (no limit), or a finite number of seconds > 0."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise _refuse(subject, "be a number of seconds > 0, or None for no limit", value, "Pass e.g. 60")
-    return None if math.isinf(value) else float(value)
-
-
 def _seed(subject: str, value: Any) -> Optional[int]:
     if value is None:
         return None
@@ -118,7 +108,7 @@ OPTIONS: Dict[str, Option] = {
         Option("parallel", _choice(None, "thread", "process"), None, "DreamerV2's common.Async strategy"),
         Option("action_bounds", _bounds, None, "finite (low, high) for a Box action with infinite bounds"),
         Option("seed", _seed, None, "the seed of the first reset"),
-        Option("timeout", _seconds, DEFAULT_TIMEOUT, "seconds a worker may take to answer one call (None: no limit)"),
+        Option("timeout", seconds_or_none, DEFAULT_TIMEOUT, "seconds a worker may answer one call in (None/inf: none)"),
     )
 }
 

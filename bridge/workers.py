@@ -12,6 +12,7 @@ holds a stale reply) and every later call says so; other pools in the process go
 
 from __future__ import annotations
 
+import math
 import pickle
 import select
 import time
@@ -35,6 +36,7 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT = 60.0  # seconds a worker may take to answer one reset/step before it counts as hung
+_MAX_WAIT = 86400.0  # seconds of one poll: poll() takes a C int of milliseconds (24.8 days at most)
 BUILD_TIMEOUT = 300.0  # building an env may import heavy frameworks first (TensorFlow, torch)
 _CALLS = {"build": "constructor", "start": "constructor", "reset": "reset()", "step": "step()"}
 Complaint = Tuple[str, str, str]  # (expectation, actual, fix) of the house sentence
@@ -75,11 +77,19 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def seconds_or_none(subject: str, value: Any) -> Optional[float]:
+    """The one rule for a timeout: seconds > 0, or None or ``math.inf`` for no limit (as None)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        expectation = "be seconds > 0, or None or inf for no limit"
+        raise error(SpecError, subject, expectation, repr(value), "Pass e.g. timeout=30")
+    return None if math.isinf(value) else float(value)
+
+
 def check_timeout(timeout: Optional[float], owner: str) -> Optional[float]:
-    """``timeout`` if it is None or seconds > 0, else the house SpecError."""
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
-        raise error(SpecError, f"{owner} timeout", "be None or seconds > 0", repr(timeout), "Pass e.g. timeout=30")
-    return timeout
+    """``timeout`` of ``owner`` by :func:`seconds_or_none`."""
+    return seconds_or_none(f"{owner} timeout", timeout)
 
 
 def stop_processes(processes: Sequence[Any], grace: float = 0.0) -> None:
@@ -157,17 +167,20 @@ class Pool:
         Replies are the raw objects the workers sent; :meth:`check_reply` is the caller's to apply
         when the worker loop reports errors in band. ``when`` overrides ``where(index)``.
         """
-        deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        if call == "build":
-            deadline = time.monotonic() + BUILD_TIMEOUT
+        limit = self.timeout
+        if call == "build" and limit == DEFAULT_TIMEOUT:  # the default leaves room for heavy imports
+            limit = BUILD_TIMEOUT
+        deadline = None if limit is None else time.monotonic() + limit
         replies: Dict[int, Any] = {}
         pending = list(dict.fromkeys(indices))
         sentinels = [p.sentinel for p in self.processes]
         while pending:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready = self._ready([self.conns[i] for i in pending] + sentinels, remaining)
+            if not ready and deadline is not None and time.monotonic() < deadline:
+                continue  # a slice of a long wait ended (see _MAX_WAIT), not the deadline
             if not ready:
-                self.fault(pending[0], timed_out(call, BUILD_TIMEOUT if call == "build" else self.timeout), when)
+                self.fault(pending[0], timed_out(call, limit), when)  # type: ignore[arg-type]
             for i in list(pending):
                 conn = self.conns[i]
                 if conn in ready or (self.processes[i].sentinel in ready and conn.poll(0)):
@@ -191,14 +204,14 @@ class Pool:
         was most of the parent's cost of a batch step of a near-zero-cost env (callgrind).
         """
         if not hasattr(select, "poll"):
-            return self._wait(watched, timeout)
+            return self._wait(watched, None if timeout is None else min(timeout, _MAX_WAIT))
         if self._poll is None:
             self._poll = select.poll()
             for item in [*self.conns, *(p.sentinel for p in self.processes)]:
                 fd = item if isinstance(item, int) else item.fileno()
                 self._poll.register(fd, select.POLLIN)
                 self._by_fd[fd] = item
-        events = self._poll.poll(None if timeout is None else timeout * 1000.0)
+        events = self._poll.poll(None if timeout is None else min(timeout, _MAX_WAIT) * 1000.0)
         ready = {self._by_fd[fd] for fd, _ in events}
         if events and ready.isdisjoint(watched):  # only an end nobody waits on: no busy loop over it
             return self._wait(watched, timeout)

@@ -19,14 +19,11 @@ Presets change model and data sizes (and ``control`` the learning settings), nev
 from __future__ import annotations
 
 import copy
-import pathlib
-from typing import Any, Dict, List, Mapping
-
-from bridge.compat import optional_import
+from typing import Any, Dict
 
 from bridge.errors import SpecError, message
 
-__all__ = ["PRESETS", "DEFAULT_PRESET", "preset_overrides", "parse_config_args", "flatten"]
+__all__ = ["PRESETS", "DEFAULT_PRESET", "preset_overrides"]
 
 DEFAULT_PRESET = "tiny"
 
@@ -98,69 +95,3 @@ def preset_overrides(name: Any) -> Dict[str, Any]:
             )
         )
     return copy.deepcopy(PRESETS[name])
-
-
-def flatten(mapping: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
-    """Nested mappings as DreamerV2's dotted keys (``{"dataset": {"batch": 4}}`` -> ``dataset.batch``)."""
-    out: Dict[str, Any] = {}
-    for key, value in mapping.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            out.update(flatten(value, f"{name}."))
-        else:
-            out[name] = value
-    return out
-
-
-def parse_config_args(values: List[str]) -> Dict[str, Any]:
-    """The CLI's repeatable ``--config``: ``KEY=VALUE`` pairs and ``FILE.yaml`` mappings, later wins.
-
-    Values are read as YAML (``safe`` loader only): ``4`` is an int, ``[32, 32]`` a list.
-    """
-    yaml = optional_import("ruamel.yaml", "envbridge train dreamerv2 --config")
-    out: Dict[str, Any] = {}
-    for value in values:
-        key, sep, raw = value.partition("=")
-        if not sep and value.endswith((".yaml", ".yml")):
-            out.update(flatten(_read_mapping(yaml, value)))
-        elif sep and key.strip():
-            out[key.strip()] = yaml.YAML(typ="safe", pure=True).load(raw) if raw.strip() else raw
-        else:
-            raise SpecError(
-                message(
-                    "--config",
-                    "be KEY=VALUE or a YAML file (.yaml, .yml)",
-                    repr(value),
-                    "Pass e.g. --config dataset.batch=4 or --config run.yaml",
-                )
-            )
-    return out
-
-
-def _read_mapping(yaml: Any, name: str) -> Mapping[str, Any]:
-    path = pathlib.Path(name).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise SpecError(
-            message(
-                f"--config {name!r}", "be a readable YAML file", f"{type(e).__name__}: {e.strerror}", "Check the path"
-            )
-        ) from e
-    try:
-        data = yaml.YAML(typ="safe", pure=True).load(text)
-    except Exception as e:  # noqa: BLE001 - ruamel's parser errors share no public base class
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        raise SpecError(
-            message(f"--config {name!r}", "be valid YAML", f"{type(e).__name__}: {first}", "Fix the file")
-        ) from e
-    if not isinstance(data, Mapping) or not all(isinstance(k, str) for k in data):
-        raise SpecError(
-            message(
-                f"--config {name!r}",
-                "hold a YAML mapping of DreamerV2 config keys",
-                "an empty file" if data is None else f"a {type(data).__name__}",
-                "Write e.g. 'prefill: 100' and 'dataset: {batch: 4}', one key per line",
-            )
-        )
-    return data

@@ -26,12 +26,14 @@ from typing import IO, Any, Dict, List, Mapping, Optional
 from bridge.adapters.dreamerv2.chunks import check_chunks, fitted
 from bridge.adapters.dreamerv2.export import DreamerReadyEnv, to_dreamer_ready
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
-from bridge.adapters.dreamerv2.presets import DEFAULT_PRESET, parse_config_args, preset_overrides
+from bridge.adapters.dreamerv2.presets import DEFAULT_PRESET, preset_overrides
 from bridge.adapters.dreamerv2.profile import key_regex
 from bridge.adapters.dreamerv2.quiet import LOG_NAME, quiet_run, terminal_output
+from bridge.adapters.dreamerv2.schema import check_values
 from bridge.adapters.gym import loader as gym_loader
 from bridge.compat import optional_import
 
+from bridge.config import read as read_config
 from bridge.errors import SpecError, message
 
 __all__ = ["dreamer_config", "train", "train_command", "VIDEO_PLACEHOLDER"]
@@ -112,6 +114,7 @@ def dreamer_config(
             )
         )
     user.update(_flat(base, overrides))
+    user = check_values(base, user)  # declared kinds and ranges, before Config.update converts anything
     layer = _flat(base, preset_overrides(preset)) if preset is not None else {}
     chosen = {**base.flat, **layer, **user}
     images, vectors = ready.image_keys, ready.vector_keys
@@ -241,7 +244,7 @@ def train_command(args: argparse.Namespace) -> int:
     [--verbose]``."""
     from bridge.loading import load_env
 
-    overrides = parse_config_args(list(getattr(args, "config", []) or []))
+    overrides = read_config(list(getattr(args, "config", []) or []))
     overrides.setdefault("steps", args.steps)
     overrides.setdefault("logdir", args.logdir)
     overrides.setdefault("seed", args.seed)

@@ -13,6 +13,7 @@ with seed 11 fails, at its step 4 (3 steps done since the reset). pytest-timeout
 from __future__ import annotations
 
 import functools
+import math
 import os
 import pickle
 import signal
@@ -26,7 +27,8 @@ from toy_envs.workers import Ticker
 import bridge
 from bridge.errors import ContractError, SpecError
 from bridge.examples import GridWorld
-from bridge.workers import DEFAULT_TIMEOUT
+from bridge.options import OPTIONS
+from bridge.workers import DEFAULT_TIMEOUT, check_timeout
 
 FIX_DIED = "Find what ends the process in the env (os._exit, a crash in native code, running out of memory)"
 FIX_RAISED = "Fix the error in the env's step()"
@@ -157,8 +159,45 @@ def test_the_default_timeout_is_finite_and_yours_to_change():
     finally:
         vec.close()
         custom.close()
-    with raises_exactly(SpecError, "vectorize timeout must be None or seconds > 0, got 0. Pass e.g. timeout=30."):
+    with raises_exactly(
+        SpecError, "vectorize timeout must be seconds > 0, or None or inf for no limit, got 0. Pass e.g. timeout=30."
+    ):
         bridge.vectorize(Ticker, 1, workers="process", timeout=0)
+
+
+BAD_TIMEOUTS = [0, -1, -0.5, float("nan"), -math.inf, True, False, "30", [1], 0j]
+
+
+@pytest.mark.parametrize("timeout", BAD_TIMEOUTS, ids=[repr(t) for t in BAD_TIMEOUTS])
+def test_a_timeout_that_is_not_seconds_is_refused_before_a_worker_starts(timeout):
+    text = f"must be seconds > 0, or None or inf for no limit, got {timeout!r}. Pass e.g. timeout=30."
+    with raises_exactly(SpecError, f"vectorize timeout {text}"):
+        bridge.vectorize(Ticker, 1, workers="process", timeout=timeout)
+    with raises_exactly(SpecError, f"SubprocVecEnv timeout {text}"):
+        check_timeout(timeout, "SubprocVecEnv")  # the one rule every pool owner applies
+    with raises_exactly(SpecError, f"option timeout {text}"):
+        OPTIONS["timeout"].check("option timeout", timeout)
+
+
+@pytest.mark.parametrize("timeout, kept", [(math.inf, None), (1e12, 1e12), (None, None), (2, 2.0)])
+def test_inf_means_no_limit_and_a_huge_timeout_is_waited_in_slices(timeout, kept):
+    vec = bridge.vectorize(Ticker, 2, workers="process", timeout=timeout)
+    try:
+        assert vec.pool.timeout == kept
+        vec.reset(seed=0)
+        assert vec.step(np.array([0, 1]))[0].tolist() == [[1.0], [1.0]]
+    finally:
+        vec.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_blocking_constructor_is_cut_off_by_the_timeout_passed():
+    with raises_exactly(
+        ContractError,
+        "env 0 at construction must answer a build call within 1 s, got no answer (the worker is still running). "
+        f"Find where the env blocks, or pass a larger timeout; {CLOSED}.",
+    ):
+        bridge.vectorize(functools.partial(Ticker, "build-hang"), 1, workers="process", timeout=1)
 
 
 @pytest.mark.timeout(60)
@@ -282,7 +321,8 @@ def test_an_sb3_short_or_bad_batch_is_refused_before_any_worker_moves():
     vec = _sb3_vec("none")
     try:
         with raises_exactly(
-            ContractError, "actions must hold one action per env (3), got 2 actions. Pass one action per env, e.g. env.action_space.sample()."
+            ContractError,
+            "actions must hold one action per env (3), got 2 actions. Pass one action per env, e.g. env.action_space.sample().",
         ):
             vec.step_async(_actions(2))
         with raises_exactly(

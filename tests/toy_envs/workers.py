@@ -29,6 +29,8 @@ class Ticker(Env):
     def __init__(self, fault: Optional[str] = None, at_step: int = 3, only_seed: Optional[int] = None) -> None:
         if fault == "build":
             raise ValueError("cannot build")
+        if fault == "build-hang":  # a constructor that blocks (not in FAULTS: only the timeout test uses it)
+            time.sleep(600)
         self.fault, self.at_step, self.only_seed = fault, at_step, only_seed
         self.observation_space = spaces.Box(0.0, np.inf, (1,), np.float32)
         self.action_space = spaces.Discrete(2)

@@ -212,9 +212,7 @@ def test_derived_config_and_config_errors():
         dreamer_config(ready, {"datset": {"batch": 4}})
     with raises_exactly(
         SpecError,
-        "DreamerV2 config overrides must match the keys and value types of configs.yaml, "
-        "got TypeError: Cannot convert 'many' to type 'int' of value '4' for key 'dataset.batch'. "
-        "Pass values of each default's type.",
+        "DreamerV2 config dataset.batch must be an int >= 1, got 'many'. Pass a whole number in range.",
     ):
         dreamer_config(ready, {"dataset.batch": "many"})
 

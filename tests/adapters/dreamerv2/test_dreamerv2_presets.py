@@ -10,10 +10,12 @@ require("tensorflow")
 require("dreamerv2")
 
 from bridge.adapters.dreamerv2 import dreamer_config, load_dreamerv2, to_dreamer_ready, train  # noqa: E402
-from bridge.adapters.dreamerv2.presets import PRESETS, parse_config_args  # noqa: E402
+from bridge.adapters.dreamerv2.presets import PRESETS  # noqa: E402
+from bridge.adapters.dreamerv2.schema import check_values  # noqa: E402
 
 import bridge  # noqa: E402
 from bridge.cli import main  # noqa: E402
+from bridge.config import read as read_config  # noqa: E402
 from bridge.errors import SpecError  # noqa: E402
 
 UNKNOWN = (
@@ -79,39 +81,140 @@ def test_default_prefill_is_at_most_half_the_steps(ready):
     assert dreamer_config(ready, {"steps": 2000, "prefill": 5000}).prefill == 5000  # the caller's key stays
 
 
-def test_config_args_read_yaml_mappings_and_pairs_in_order(tmp_path):
+def test_config_args_are_read_by_the_one_config_reader_in_order(tmp_path):
     run = tmp_path / "run.yaml"
-    run.write_text("dataset: {batch: 8, length: 16}\nprefill: 50\nencoder.mlp_layers: [16, 16]\n")
-    got = parse_config_args(["prefill=20", str(run), "dataset.batch=2"])
+    run.write_text("dataset:\n  batch: 8\n  length: 16\nprefill: 50\nencoder.mlp_layers: [16, 16]\n")
+    got = read_config(["prefill=20", str(run), "dataset.batch=2"])
     assert got == {"prefill": 50, "dataset.batch": 2, "dataset.length": 16, "encoder.mlp_layers": [16, 16]}
 
 
-@pytest.mark.parametrize(
-    "text, shown",
-    [("- prefill: 100\n", "a list"), ("100\n", "a int"), ("", "an empty file"), ("{1: 2}\n", "a dict")],
-)
-def test_config_file_must_hold_a_mapping(tmp_path, text, shown):
-    path = tmp_path / "bad.yaml"
-    path.write_text(text)
-    with raises_exactly(
-        SpecError,
-        f"--config {str(path)!r} must hold a YAML mapping of DreamerV2 config keys, got {shown}. "
-        "Write e.g. 'prefill: 100' and 'dataset: {batch: 4}', one key per line.",
-    ):
-        parse_config_args([str(path)])
+def test_every_preset_value_passes_the_declared_schema():
+    api = load_dreamerv2()
+    for layer in PRESETS.values():
+        flat = api.defaults._flatten(layer)
+        assert check_values(api.defaults, flat) == {k: tuple(v) if isinstance(v, list) else v for k, v in flat.items()}
 
 
-def test_config_file_must_exist_and_parse(tmp_path, capsys):
-    missing = str(tmp_path / "missing.yml")
+# (--config value or Python value, key, the whole message): the family, not one instance
+BAD_VALUES = [
+    ("steps=.nan", "steps", "DreamerV2 config steps must be an int >= 1, got nan. Pass a whole number in range."),
+    ("steps=-5", "steps", "DreamerV2 config steps must be an int >= 1, got -5. Pass a whole number in range."),
+    ("steps=1e5.5", "steps", "DreamerV2 config steps must be an int >= 1, got '1e5.5'. Pass a whole number in range."),
+    (
+        "prefill=12.5",
+        "prefill",
+        "DreamerV2 config prefill must be an int >= 0, got 12.5. Pass a whole number in range.",
+    ),
+    (
+        "jit=no",
+        "jit",
+        "DreamerV2 config jit must be true or false, got 'no'. Write true or false (yes/no/on/off are not read).",
+    ),
+    (
+        "jit=off",
+        "jit",
+        "DreamerV2 config jit must be true or false, got 'off'. Write true or false (yes/no/on/off are not read).",
+    ),
+    (
+        "jit=1",
+        "jit",
+        "DreamerV2 config jit must be true or false, got 1. Write true or false (yes/no/on/off are not read).",
+    ),
+    (
+        "replay.prioritize_ends=yes",
+        "replay.prioritize_ends",
+        "DreamerV2 config replay.prioritize_ends must be true or false, got 'yes'. "
+        "Write true or false (yes/no/on/off are not read).",
+    ),
+    (
+        "dataset.batch=0",
+        "dataset.batch",
+        "DreamerV2 config dataset.batch must be an int >= 1, got 0. Pass a whole number in range.",
+    ),
+    (
+        "discount=1.5",
+        "discount",
+        "DreamerV2 config discount must be a finite number in [0.0, 1.0], got 1.5. Pass a number in range.",
+    ),
+    (
+        "discount=.nan",
+        "discount",
+        "DreamerV2 config discount must be a finite number in [0.0, 1.0], got nan. Pass a number in range.",
+    ),
+    (
+        "model_opt.lr=0",
+        "model_opt.lr",
+        "DreamerV2 config model_opt.lr must be a finite number in (0.0, inf], got 0. Pass a number in range.",
+    ),
+    (
+        "actor_ent=.inf",
+        "actor_ent",
+        "DreamerV2 config actor_ent must be a finite number in [0.0, inf], got inf. Pass a number in range.",
+    ),
+    ("precision=8", "precision", "DreamerV2 config precision must be one of [16, 32], got 8. Pick one."),
+    (
+        "clip_rewards=clip",
+        "clip_rewards",
+        "DreamerV2 config clip_rewards must be one of ['identity', 'sign', 'tanh'], got 'clip'. Pick one.",
+    ),
+    ("task=5", "task", "DreamerV2 config task must be a string, got 5. Quote the value."),
+    (
+        "encoder.mlp_layers=[32, 0]",
+        "encoder.mlp_layers",
+        "DreamerV2 config encoder.mlp_layers[1] must be an int >= 1, got 0. Pass a whole number in range.",
+    ),
+    (
+        "encoder.mlp_layers=32",
+        "encoder.mlp_layers",
+        "DreamerV2 config encoder.mlp_layers must be a list of at least 0 values, got 32. Write e.g. [32, 32].",
+    ),
+    (
+        ".*\\.lr=-1",
+        ".*\\.lr",
+        "DreamerV2 config .*\\.lr must be a finite number in (0.0, inf], got -1. Pass a number in range.",
+    ),
+]
+
+
+@pytest.mark.parametrize("pair, key, text", BAD_VALUES, ids=[b[0] for b in BAD_VALUES])
+def test_bad_config_values_are_refused_before_anything_runs(ready, tmp_path, pair, key, text):
+    given = read_config([pair])
+    with raises_exactly(SpecError, text):
+        dreamer_config(ready, given)
+    with raises_exactly(SpecError, text):  # the same from Python keywords (no nested key here)
+        dreamer_config(ready, {key: given[key]})
+    logdir = tmp_path / "run"
+    code = main(
+        [
+            "train",
+            "dreamerv2",
+            "--env",
+            "envbridge/GridWorld-v0",
+            "--steps",
+            "300",
+            "--logdir",
+            str(logdir),
+            "--config",
+            pair,
+        ]
+    )
+    assert code == 2 and not logdir.exists()  # refused before the logdir is made
+
+
+def test_yaml_aliases_and_flow_mappings_are_refused_without_expanding(tmp_path):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b]\n")
     with raises_exactly(
         SpecError,
-        f"--config {missing!r} must be a readable YAML file, got FileNotFoundError: No such file or directory. "
-        "Check the path.",
+        f"--config file {bomb} a must be a plain YAML scalar or a flow list, got '&a [1, 1, 1, 1, 1, 1, 1, 1, 1]'. "
+        "Write the value out (anchors, aliases, tags, flow mappings and block strings are not read).",
     ):
-        parse_config_args([missing])
-    broken = tmp_path / "broken.yaml"
-    broken.write_text("dataset: {batch: 4\n")
-    with pytest.raises(
-        SpecError, match=rf"^--config {str(broken)!r} must be valid YAML, got \w+: .+\. Fix the file\.$"
+        read_config([str(bomb)])
+    flow = tmp_path / "flow.yaml"
+    flow.write_text("dataset: {batch: 4}\n")
+    with raises_exactly(
+        SpecError,
+        f"--config file {flow} dataset must be a plain YAML scalar or a flow list, got '{{batch: 4}}'. "
+        "Write the value out (anchors, aliases, tags, flow mappings and block strings are not read).",
     ):
-        parse_config_args([str(broken)])
+        read_config([str(flow)])
