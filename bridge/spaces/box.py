@@ -38,17 +38,22 @@ class Box(Space):
         # exact checks against the dtype, each naming the bound and element the user wrote
         self.low = _bound("low", low, raw_low, self.shape, self.dtype)
         self.high = _bound("high", high, raw_high, self.shape, self.dtype)
-        bad = np.argwhere(self.low > self.high)
+        if self.dtype.kind == "f":  # the bounds as written: 1.0000000001 > 1.0 even if float32 says equal
+            written_low, written_high = _written(raw_low, self.shape), _written(raw_high, self.shape)
+        else:
+            written_low, written_high = self.low, self.high
+        bad = np.argwhere((written_low > written_high) | (self.low > self.high))
         if bad.size:
             index = tuple(int(i) for i in bad[0])
-            raise SpecError(
-                message(
-                    f"Box low{list(index)}",
-                    f"be <= high{list(index)} ({self.high[index].item()!r})",
-                    self.low[index].item(),
-                    "Swap or fix the bounds",
+            if written_low[index] > written_high[index]:
+                expectation, fix = f"be <= high{list(index)} ({written_high[index].item()!r})", "Swap or fix the bounds"
+            else:  # inward rounding crossed: no value of the dtype lies between them
+                expectation = (
+                    f"leave a {self.dtype.name} value <= high{list(index)} ({written_high[index].item()!r}) "
+                    f"(rounded inward they are {self.low[index].item()!r} > {self.high[index].item()!r})"
                 )
-            )
+                fix = "Widen the bounds, or use a wider float dtype"
+            raise SpecError(message(f"Box low{list(index)}", expectation, written_low[index].item(), fix))
         self._finite_low = np.isfinite(self.low)
         self._finite_high = np.isfinite(self.high)
 
@@ -207,7 +212,44 @@ def _bound(name: str, value: Bound, raw: np.ndarray, shape: Tuple[int, ...], dty
         _refuse(name, value, raw, dtype, *found)
     with np.errstate(over="ignore", invalid="ignore"):  # checked above: only in-range rounding is left
         out = np.array(np.broadcast_to(raw, shape), dtype=dtype)
+    if dtype.kind == "f":
+        out = _inward(name, out, _written(raw, shape), dtype)
     out.setflags(write=False)
+    return out
+
+
+def _written(raw: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
+    """A float bound as the user wrote it, in float64 (exact for Python floats and float64 arrays)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.array(np.broadcast_to(raw, shape), dtype=np.float64)
+
+
+def _inward(name: str, out: np.ndarray, written: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``out`` with every bound that the cast rounded outward moved one step inward.
+
+    A bound the dtype cannot hold exactly is never widened: a low rounds up, a high down, so the
+    space never contains a value outside the bounds written (float32 -0.1 is below -0.1; float16
+    1e-8 would be 0.0). A move larger than the dtype's relative precision (a bound in the subnormal
+    range: 1e-50 as float32) is announced with a UserWarning naming the bound and both values.
+    """
+    with np.errstate(invalid="ignore"):
+        outward = (out < written) if name == "low" else (out > written)
+    if outward.any():
+        toward = np.array(np.inf if name == "low" else -np.inf, dtype=dtype)
+        out = np.where(outward, np.nextafter(out, toward), out).astype(dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        moved = np.abs(out.astype(np.float64) - written) > np.finfo(dtype).eps * np.abs(written)
+    if moved.any():
+        import warnings
+
+        index = tuple(int(i) for i in np.argwhere(moved)[0])
+        warnings.warn(
+            f"Box {name}{list(index)} {written[index].item()!r} is not a {dtype.name} value; "
+            f"rounded inward to {out[index].item()!r} (never widened). Pass a bound {dtype.name} can hold "
+            "to silence this.",
+            UserWarning,
+            stacklevel=4,
+        )
     return out
 
 

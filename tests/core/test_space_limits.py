@@ -212,7 +212,8 @@ def test_the_largest_finite_float32_and_the_infinities_are_kept():
     assert not box.contains(np.full(3, np.inf, np.float32))
     half = spaces.Box(0.0, np.inf, (2,), np.float32)
     assert half.contains(np.array([0.0, np.inf], np.float32)) and not half.is_bounded("above")
-    assert spaces.Box(0.0, 0.1, (1,), np.float32).high[0] == np.float32(0.1)  # rounded, as numpy does
+    # 0.1 is not a float32: rounded inward (down), never to the nearest float32 above 0.1
+    assert spaces.Box(0.0, 0.1, (1,), np.float32).high[0] == np.nextafter(np.float32(0.1), np.float32(0))
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int8, np.uint8])
@@ -375,3 +376,79 @@ def test_sample_refuses_a_random_state(space, owner):
         f"{owner}.sample rng must be a numpy Generator or None, got RandomState. Pass np.random.default_rng(seed), or env.np_random (RandomState draws other numbers).",
     ):
         space.sample(np.random.RandomState(0))
+
+
+# -- bounds the dtype cannot hold: rounded inward (announced past the dtype's precision) or refused --
+ROUNDED = [  # (low, high, dtype, low built, high built, announced)
+    (
+        1e-8,
+        1.0,
+        np.float16,
+        2.0**-24,
+        1.0,
+        "Box low[0] 1e-08 is not a float16 value; rounded inward to 5.960464477539063e-08 (never widened). Pass a bound float16 can hold to silence this.",
+    ),
+    (
+        1e-50,
+        1.0,
+        np.float32,
+        2.0**-149,
+        1.0,
+        "Box low[0] 1e-50 is not a float32 value; rounded inward to 1.401298464324817e-45 (never widened). Pass a bound float32 can hold to silence this.",
+    ),
+    (
+        -1.0,
+        -1e-50,
+        np.float32,
+        -1.0,
+        -(2.0**-149),
+        "Box high[0] -1e-50 is not a float32 value; rounded inward to -1.401298464324817e-45 (never widened). Pass a bound float32 can hold to silence this.",
+    ),
+    (0.99999999, 1.0, np.float32, 1.0, 1.0, None),  # float32's nearest (1.0) is inward: kept, within precision
+    (-0.1, 0.1, np.float32, -0.099999994, 0.099999994, None),  # nearest would widen both: one step inward
+    (0.1, 0.2, np.float16, 0.10003662109375, 0.199951171875, None),
+    (-60000.0, 0.5, np.float16, -60000.0, 0.5, None),  # exact
+    (-np.inf, np.inf, np.float32, -np.inf, np.inf, None),
+]
+REFUSED = [
+    (1.0000000001, 1.0, np.float32, "Box low[0] must be <= high[0] (1.0), got 1.0000000001. Swap or fix the bounds."),
+    (
+        0.3,
+        0.3,
+        np.float32,
+        "Box low[0] must leave a float32 value <= high[0] (0.3) (rounded inward they are 0.30000001192092896 > 0.29999998211860657), got 0.3. Widen the bounds, or use a wider float dtype.",
+    ),
+    (
+        1e-8,
+        2e-8,
+        np.float16,
+        "Box low[0] must leave a float16 value <= high[0] (2e-08) (rounded inward they are 5.960464477539063e-08 > 0.0), got 1e-08. Widen the bounds, or use a wider float dtype.",
+    ),
+    (
+        1.00000000001,
+        1.0000000000099,
+        np.float64,
+        "Box low[0] must be <= high[0] (1.0000000000099), got 1.00000000001. Swap or fix the bounds.",
+    ),
+]
+
+
+@pytest.mark.parametrize("low, high, dtype, built_low, built_high, announced", ROUNDED)
+def test_a_float_bound_is_never_widened_and_a_large_move_is_announced(
+    low, high, dtype, built_low, built_high, announced
+):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        box = spaces.Box(low, high, (1,), dtype)
+    assert [str(w.message) for w in caught] == ([announced] if announced else [])
+    assert (box.low[0], box.high[0]) == (dtype(built_low), dtype(built_high))
+    assert float(box.low[0]) >= low and float(box.high[0]) <= high
+    assert not box.contains(np.zeros(1, dtype)) or low <= 0.0 <= high
+
+
+@pytest.mark.parametrize("low, high, dtype, text", REFUSED)
+def test_a_float_box_with_no_value_between_its_bounds_is_refused(low, high, dtype, text):
+    with raises_exactly(SpecError, text):
+        spaces.Box(low, high, (1,), dtype)

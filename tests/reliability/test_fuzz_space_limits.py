@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -148,22 +149,42 @@ def float_oracle(name, value, dtype):
     )
 
 
+def inward(name, value, dtype):
+    """The oracle's rounding of a bound: numpy's nearest, then one step inward if that widened it."""
+    written = float(value)
+    with np.errstate(over="ignore"):
+        near = np.dtype(dtype).type(written)
+    if (float(near) < written) if name == "low" else (float(near) > written):  # float64, not NEP 50 float16
+        near = np.nextafter(near, np.dtype(dtype).type(math.inf if name == "low" else -math.inf))
+    return written, near
+
+
 @given(dtype=st.sampled_from(FLOAT_DTYPES), low=float_values(), high=float_values(), seed=SEEDS)
-def test_float_box_bounds_round_to_the_dtype_or_are_refused_by_the_oracle(dtype, low, high, seed):
+def test_float_box_bounds_round_inward_or_are_refused_by_the_oracle(dtype, low, high, seed):
     expected = float_oracle("low", low, dtype) or float_oracle("high", high, dtype)
     if expected is None:
-        with np.errstate(over="ignore"):
-            lo, hi = np.dtype(dtype).type(float(low)), np.dtype(dtype).type(float(high))
-        if lo > hi:
-            expected = f"Box low[0] must be <= high[0] ({hi.item()!r}), got {lo.item()!r}. Swap or fix the bounds."
+        (wlo, lo), (whi, hi) = inward("low", low, dtype), inward("high", high, dtype)
+        if wlo > whi:  # as written, before any rounding (1.0000000001 > 1.0 although float32 says equal)
+            expected = f"Box low[0] must be <= high[0] ({whi!r}), got {wlo!r}. Swap or fix the bounds."
+        elif lo > hi:
+            expected = (
+                f"Box low[0] must leave a {np.dtype(dtype).name} value <= high[0] ({whi!r}) (rounded inward they "
+                f"are {lo.item()!r} > {hi.item()!r}), got {wlo!r}. Widen the bounds, or use a wider float dtype."
+            )
     if expected is not None:
         event("refused")
         with raises_exactly(SpecError, expected):
             spaces.Box(low, high, (2,), dtype)
         return
     event("built")
-    box = spaces.Box(low, high, (2,), dtype)
-    assert box.low[0].tobytes() == lo.tobytes() and box.high[0].tobytes() == hi.tobytes()  # numpy's rounding
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        box = spaces.Box(low, high, (2,), dtype)
+    assert box.low[0].tobytes() == lo.tobytes() and box.high[0].tobytes() == hi.tobytes()  # inward rounding
+    assert float(box.low[0]) >= wlo and float(box.high[0]) <= whi  # never widened
+    eps = float(np.finfo(dtype).eps)
+    moved = [abs(float(b) - w) > eps * abs(w) for b, w in ((lo, wlo), (hi, whi)) if math.isfinite(w)]
+    assert bool(caught) == any(moved)  # a move beyond the dtype's precision is announced, only that
     assert box.is_bounded("both") == (math.isfinite(lo) and math.isfinite(hi))
     value = box.sample(np.random.default_rng(seed))
     assert box.contains(value) and np.isfinite(value).all()
