@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from bridge.compat import pins
 
@@ -119,20 +119,32 @@ def test_constraints_are_the_installed_envbridges_pins():
 
 _CLASS = """
 
-class Test{attr}AcrossEras(CrossEraSuite):
+class Test{name}AcrossEras(CrossEraSuite):
     tapes_dir = os.path.join(TAPES, "{folder}")
     steps = 200  # actions per tape
 
     def make_env(self):
-        return {attr}()
+        return {alias}()
 """
 
 
 def conformance_test(envs: List[str]) -> str:
-    """The test file for ``envs`` (each ``module:attr``, a bridge.Env class or a factory)."""
-    imports = "\n".join(f"from {e.split(':')[0]} import {e.split(':')[1]}" for e in envs)
-    classes = "".join(_CLASS.format(attr=e.split(":")[1], folder=e.replace(":", ".")) for e in envs)
-    return _TEST.format(version=__version__, imports=imports, classes=classes)
+    """The test file for ``envs`` (each ``module:attr``, a bridge.Env class or a factory).
+
+    Each env is imported under its own alias (``Corridor_1``), so two envs with the same attribute
+    name, or an env named like a name of this file (``CrossEraSuite``), shadow nothing; a class
+    name repeats an attribute only once (``TestEnvAcrossEras``, then ``TestEnv2AcrossEras``).
+    """
+    imports, classes, names = [], [], set()
+    for i, env in enumerate(envs, 1):
+        module, attr = env.split(":")
+        imports.append(f"from {module} import {attr} as {attr}_{i}")
+        name, k = attr, i
+        while name in names:  # Env, then Env2 (or Env3 when an attr is itself Env2)
+            name, k = f"{attr}{k}", k + 1
+        names.add(name)
+        classes.append(_CLASS.format(name=name, alias=f"{attr}_{i}", folder=env.replace(":", ".")))
+    return _TEST.format(version=__version__, imports="\n".join(imports), classes="".join(classes))
 
 
 def render(envs: List[str], without: Sequence[str] = ()) -> Dict[str, str]:
@@ -141,6 +153,9 @@ def render(envs: List[str], without: Sequence[str] = ()) -> Dict[str, str]:
         if not _ENV_NAME.match(env):
             fix = "Name the env as module:attr, e.g. --env mypkg.envs:Corridor (a bridge.Env class or a factory)"
             raise SpecError(message("--env", "be module:attr", repr(env), fix))
+    twice = sorted({e for e in envs if envs.count(e) > 1})
+    if twice:
+        raise SpecError(message("--env", "name each env once", f"{twice[0]!r} twice", "Pass each --env once"))
     files = {
         "tox.ini": tox_ini(without),
         # the newest first: pyenv's `python3` is then 3.11; tox finds python3.9 too
@@ -186,9 +201,7 @@ def write_all(folder: str, files: Dict[str, str], force: bool = False) -> List[s
             if os.path.exists(path):
                 os.remove(path)
         for path in placed:
-            if old.get(path) is not None:
-                with open(path, "wb") as f:
-                    f.write(old[path])
+            _put_back(path, old.get(path))
         for path in reversed(made_dirs):
             if os.path.isdir(path) and not os.listdir(path):
                 os.rmdir(path)
@@ -203,11 +216,26 @@ def write_all(folder: str, files: Dict[str, str], force: bool = False) -> List[s
     return list(files)
 
 
-def _read(path: str) -> Optional[bytes]:
+def _read(path: str) -> Optional[Tuple[str, Any]]:
+    """What ``path`` was, to put it back: ("link", its target) for a symlink, ("file", its bytes)."""
+    if os.path.islink(path):
+        return ("link", os.readlink(path))
     if not os.path.isfile(path):
         return None
     with open(path, "rb") as f:
-        return f.read()
+        return ("file", f.read())
+
+
+def _put_back(path: str, was: Optional[Tuple[str, Any]]) -> None:
+    if was is None:
+        return
+    kind, content = was
+    if kind == "link":  # a symlinked tox.ini stays a symlink (os.replace put a regular file there)
+        os.remove(path)
+        os.symlink(content, path)
+    else:
+        with open(path, "wb") as f:
+            f.write(content)
 
 
 def _makedirs(path: str, made: List[str]) -> None:

@@ -168,3 +168,71 @@ def test_stale_constraint_copies_are_named_with_the_refresh_command(tmp_path):
     )
     with raises_exactly(SpecError, msg):
         pins.check_copies(str(tmp_path))
+
+
+def test_a_failed_forced_write_keeps_a_symlinked_tox_ini_a_symlink(tmp_path, monkeypatch):
+    (tmp_path / "shared.ini").write_text("[tox]\n")
+    (tmp_path / "tox.ini").symlink_to(tmp_path / "shared.ini")
+    real, calls = os.replace, []
+
+    def replace(src, dst):  # the last rename fails, after tox.ini was replaced
+        calls.append(dst)
+        if len(calls) == len(project.render(["m:E"])):
+            raise OSError(28, "No space left on device", dst)
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(SpecError):
+        project.write_all(str(tmp_path), project.render(["m:E"]), force=True)
+    assert os.path.islink(tmp_path / "tox.ini") and os.readlink(tmp_path / "tox.ini") == str(tmp_path / "shared.ini")
+    assert (tmp_path / "shared.ini").read_text() == "[tox]\n"
+
+
+# env lists whose names collide with each other or with the generated file's own names
+COLLIDING = [
+    ["a.envs:Env", "b.envs:Env"],
+    ["a.envs:CrossEraSuite"],
+    ["a.envs:os"],
+    ["a.envs:pins"],
+    ["a.envs:HERE", "b.envs:TAPES"],
+    ["a.envs:Env", "b.envs:Env", "c.envs:Env"],
+    ["a.envs:Env2", "b.envs:Env", "c.envs:Env"],
+    ["a.b:Env", "a_b:Env"],
+    ["a.envs:Env_2", "b.envs:Env"],
+    ["os:Env", "a.envs:Env"],
+    ["a.envs:test_constraints_are_the_installed_envbridges_pins"],
+]
+
+
+@pytest.mark.parametrize("envs", COLLIDING, ids=["+".join(e) for e in COLLIDING])
+def test_init_tox_tests_every_env_it_is_given(tmp_path, monkeypatch, envs):
+    import importlib.util
+    import sys
+    import types
+
+    from bridge.conformance.eras import CrossEraSuite
+
+    made = {}
+    for spec in envs:  # each env a distinct class in a module that exists only in sys.modules
+        module_name, attr = spec.split(":")
+        parts = module_name.split(".")
+        for i in range(1, len(parts) + 1):
+            name = ".".join(parts[:i])
+            if name not in sys.modules or name == "os":
+                monkeypatch.setitem(sys.modules, name, sys.modules.get(name) or types.ModuleType(name))
+        made[spec] = type(attr, (), {})
+        monkeypatch.setattr(sys.modules[module_name], attr, made[spec], raising=False)
+    path = tmp_path / "test_conformance_eras.py"
+    path.write_text(project.conformance_test(envs))
+    loaded = importlib.util.spec_from_file_location("generated_eras", path)
+    module = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(module)
+    suites = [v for k, v in vars(module).items() if k.startswith("Test") and isinstance(v, type)]
+    assert all(issubclass(s, CrossEraSuite) for s in suites)
+    built = {s.tapes_dir: type(s.make_env(None)) for s in suites}
+    assert built == {os.path.join(str(tmp_path), "tapes", e.replace(":", ".")): made[e] for e in envs}
+
+
+def test_init_tox_refuses_an_env_named_twice():
+    with raises_exactly(SpecError, "--env must name each env once, got 'a.envs:Env' twice. Pass each --env once."):
+        project.render(["a.envs:Env", "b.envs:Env", "a.envs:Env"])
