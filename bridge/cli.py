@@ -128,6 +128,9 @@ def _parser() -> argparse.ArgumentParser:
     conform.add_argument("--seed", type=_whole(0, "--seed", 0), default=0)
     conform.add_argument("--steps", type=_whole(1, "--steps", 200), default=200)
     conform.add_argument("--view", action="append", dest="views", help="limit to these views (repeatable)")
+    conform.add_argument(
+        "--any-env", action="store_true", help="--verify a tape recorded under another env id (the spaces still match)"
+    )
 
     pins = sub.add_parser("pins", help="print an era's pip constraints (shipped in the wheel), or their path")
     pins.add_argument(
@@ -169,7 +172,8 @@ def conform_command(args: argparse.Namespace) -> int:
         )
         return 0
     tape = Tape.load(args.verify)
-    results = verify(lambda: load_env(args.env), tape, args.views, snapshot_at=len(tape.actions) // 3)
+    env_id = None if args.any_env else args.env  # the tape's label is checked unless the user opts out
+    results = verify(lambda: load_env(args.env), tape, args.views, snapshot_at=len(tape.actions) // 3, env_id=env_id)
     print(f"envbridge conform: {args.env}, tape {args.verify} ({len(tape.actions)} actions, seed {tape.seed})")
     for name, verdict in results.items():
         print(f"  {name:<10} {verdict.kind}" + (f"  {verdict.detail}" if verdict.detail else ""))

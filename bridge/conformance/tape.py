@@ -191,7 +191,8 @@ class Tape:
         _check_episodes("tape", kinds, *(np.array(column) for column in zip(*flags)))
         if env_id is not None and env_id != self.env_id:
             expectation = f"be {env_id!r} (the env it is replayed on)"
-            raise ContractError(message("tape env id", expectation, repr(self.env_id), _OTHER_ENV))
+            fix = f"{_OTHER_ENV} (envbridge conform --any-env replays it anyway: the same env under another name)"
+            raise ContractError(message("tape env id", expectation, repr(self.env_id), fix))
         for name, mine, theirs in (
             ("observation_space", self.observation_space, observation_space),
             ("action_space", self.action_space, action_space),

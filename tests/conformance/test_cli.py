@@ -58,7 +58,7 @@ def test_conform_reports_a_divergence_with_a_non_zero_exit(tmp_path, capsys, mon
     # same spaces, other rewards: the replay runs and names the first differing step and field
     (tmp_path / "stingy.py").write_text(STINGY)
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert main(["conform", "stingy:StingyGrid", "--verify", tape, "--view", "neutral"]) == 1
+    assert main(["conform", "stingy:StingyGrid", "--verify", tape, "--view", "neutral", "--any-env"]) == 1
     assert "  neutral    DIVERGES  step 0: reward" in capsys.readouterr().out
 
 
@@ -70,6 +70,49 @@ def test_conform_refuses_a_tape_of_another_env_before_any_view(tmp_path, capsys)
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
+        "envbridge conform: ContractError: tape env id must be 'envbridge/PointMass-v0' (the env it is replayed on), "
+        f"got 'envbridge/GridWorld-v0'. {OTHER_ENV_CLI}\n"
+    )
+    assert main(["conform", "envbridge/PointMass-v0", "--verify", tape, "--any-env"]) == 2  # spaces still checked
+    assert capsys.readouterr().err == (
         "envbridge conform: ContractError: tape observation_space must be Box(-1.0, 1.0, (2,), float32) as in the env, "
         "got Box(0.0, 4.0, (4,), float32). Replay a tape on the env it was recorded from, or record one for this env.\n"
     )
+
+
+OTHER_ENV_CLI = (
+    "Replay a tape on the env it was recorded from, or record one for this env "
+    "(envbridge conform --any-env replays it anyway: the same env under another name)."
+)
+# env ids other than the tape's 'envbridge/GridWorld-v0' (the same env spelled otherwise too)
+OTHER_IDS = [
+    "envbridge/PointMass-v0",
+    "envbridge/CartPole-v0",
+    "bridge.examples:GridWorld",
+    "bridge.examples.gridworld:GridWorld",
+    "envbridge/PixelGrid-v0",
+    "bridge.examples.pointmass:PointMass",
+    "stingy:StingyGrid",
+    "bridge.examples:PointMass",
+    "bridge.examples:CartPole",
+    "bridge.examples.cartpole:CartPole",
+]
+
+
+@pytest.mark.parametrize("env", OTHER_IDS)
+def test_verify_refuses_a_tape_recorded_under_another_env_id_unless_any_env(tmp_path, capsys, monkeypatch, env):
+    tape = os.path.join(tmp_path, "grid.npz")
+    main(["conform", "envbridge/GridWorld-v0", "--record", tape, "--steps", "5"])
+    (tmp_path / "stingy.py").write_text(STINGY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = main(["conform", env, "--verify", tape, "--view", "neutral"])
+    err = capsys.readouterr().err
+    assert (code, err) == (
+        2,
+        f"envbridge conform: ContractError: tape env id must be {env!r} (the env it is replayed on), "
+        f"got 'envbridge/GridWorld-v0'. {OTHER_ENV_CLI}\n",
+    )
+    assert main(["conform", env, "--verify", tape, "--view", "neutral", "--any-env"]) in (0, 1, 2)
+    assert "tape env id" not in capsys.readouterr().err  # the label is no longer checked
