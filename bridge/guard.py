@@ -50,6 +50,18 @@ def kind_of(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
+def copy_observation(obs: Any) -> Any:
+    """A copy of an observation's arrays (Dict and Tuple observations too), so no later write of
+    the env reaches it."""
+    if type(obs) is np.ndarray:
+        return obs.copy()
+    if isinstance(obs, dict):
+        return {k: copy_observation(v) for k, v in obs.items()}
+    if isinstance(obs, tuple):
+        return tuple(copy_observation(v) for v in obs)
+    return obs
+
+
 class Guard:
     """The lifecycle and output checks of one export around one user env.
 
@@ -201,6 +213,7 @@ class Guard:
     def _closure(self, step: Fn, prepare: Optional[Fn], encode: Optional[Fn], table: Optional[dict]) -> Fn:
         guard, check, obs_check, passable = self, self.check_output, self._check_obs, self.passable
         running, _type, _tuple, _float, _array, _int, _int64 = RUNNING, type, tuple, float, np.ndarray, int, np.int64
+        _dict = dict
         lookup = table.get if table is not None and prepare is not None else None
         # a plain Box observation (the common case) is checked inline: no call per step
         box = checks.box_signature(self.space, self.strict) if self.space is not None else None
@@ -238,6 +251,7 @@ class Guard:
                     and _type(reward) is _float
                     and reward - reward == 0.0
                     and _type(out) is _tuple
+                    and _type(info) is _dict
                 ):
                     guard._refuse_output(out)
                 if box is not None:
@@ -250,6 +264,10 @@ class Guard:
             guard.steps += 1
             if terminated or truncated:
                 guard._end(f"{'terminated' if terminated else 'truncated'}=True at step {guard.steps}")
+                # the last observation outlives the reset that follows (SB3's terminal_observation,
+                # autoreset's final obs): an env that reuses its buffer would overwrite it. Once per episode.
+                obs = copy_observation(obs)
+                out = (obs, reward, terminated, truncated, info)
             if encode is not None:
                 return encode(obs), reward, terminated, truncated, info
             return out
@@ -357,6 +375,9 @@ class Guard:
                 raise error(
                     ContractError, f"{subject} {name}", "be a Python bool", kind_of(flag), f"Return bool({name})"
                 )
+        if type(out[4]) is not dict:
+            got = kind_of(out[4])
+            raise error(ContractError, f"{subject} info", "be a dict", got, "Return {} when there is nothing to report")
 
     def _check_observation(self, obs: Any, where: str) -> None:
         found = self._check_obs(obs, f"{self.env_id} {where}") if self._check_obs is not None else None

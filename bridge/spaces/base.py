@@ -47,6 +47,14 @@ def _rng(rng: Any, owner: str) -> np.random.Generator:
     return _default_rng
 
 
+def _masked(x: Any, path: str) -> Optional[Mismatch]:
+    """A numpy masked array is refused: its comparisons skip masked values, but the env gets them."""
+    if isinstance(x, np.ma.MaskedArray):
+        expectation = "be a plain numpy array (a mask hides values from the bounds check, not from the env)"
+        return (path, expectation, "a numpy.ma.MaskedArray", "Pass np.ma.getdata(value) or value.filled(fill)")
+    return None
+
+
 def _describe(x: Any) -> str:
     """A short, readable account of a value for error messages."""
     if isinstance(x, np.ndarray):

@@ -9,7 +9,7 @@ import numpy as np
 
 from bridge.errors import SpecError, message
 from bridge.spaces import _numbers
-from bridge.spaces.base import Mismatch, Space, _as_int, _Budget, _describe, _field, _register, _rng
+from bridge.spaces.base import Mismatch, Space, _as_int, _Budget, _describe, _field, _masked, _register, _rng
 
 Bound = Union[float, int, Sequence[Any], np.ndarray]
 _MAX_NDIM = 32  # numpy 1.19's limit; numpy 2 allows 64
@@ -64,6 +64,8 @@ class Box(Space):
         return {"both": below and above, "below": below, "above": above}[manner]
 
     def mismatch(self, x: Any, path: str = "value") -> Optional[Mismatch]:
+        if type(x) is not np.ndarray and isinstance(x, np.ma.MaskedArray):
+            return _masked(x, path)
         if not isinstance(x, (np.ndarray, np.generic)):
             return (
                 path,
@@ -95,6 +97,7 @@ class Box(Space):
     def contains(self, x: Any) -> bool:
         return (
             isinstance(x, (np.ndarray, np.generic))
+            and not isinstance(x, np.ma.MaskedArray)  # its comparisons skip the masked values
             and x.shape == self.shape
             and x.dtype == self.dtype
             and bool(np.all(x >= self.low))

@@ -34,6 +34,8 @@ class Dict(Space):
                         "Build it from bridge.spaces (Box, Discrete, ...)",
                     )
                 )
+            if key in self.spaces:  # a list of pairs (or a mapping plus keywords) naming a key twice
+                raise SpecError(message("Dict key", "name one entry", f"{key!r} twice", "Give every entry its own key"))
             self.spaces[key] = space
         self._depth = _nested(self, self.spaces.values())
 

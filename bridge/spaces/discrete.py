@@ -13,7 +13,7 @@ import numpy as np
 from bridge.errors import SpecError, message
 from bridge.spaces import _numbers
 from bridge.spaces._numbers import INT64_MAX, INT64_MIN
-from bridge.spaces.base import Mismatch, Space, _as_int, _Budget, _describe, _field, _register, _rng
+from bridge.spaces.base import Mismatch, Space, _as_int, _Budget, _describe, _field, _masked, _register, _rng
 
 
 def _is_integer_scalar(x: Any) -> bool:
@@ -52,6 +52,8 @@ class Discrete(Space):
         self.dtype = np.dtype(np.int64)
 
     def mismatch(self, x: Any, path: str = "value") -> Optional[Mismatch]:
+        if isinstance(x, np.ma.MaskedArray):
+            return _masked(x, path)
         if not _is_integer_scalar(x):
             return (
                 path,
@@ -139,6 +141,8 @@ class MultiDiscrete(Space):
         self.dtype = np.dtype(np.int64)
 
     def mismatch(self, x: Any, path: str = "value") -> Optional[Mismatch]:
+        if type(x) is not np.ndarray and isinstance(x, np.ma.MaskedArray):
+            return _masked(x, path)
         if not isinstance(x, np.ndarray):
             return (path, f"be an int64 array of shape {self.shape}", _describe(x), "Use np.asarray(x, dtype=np.int64)")
         if x.shape != self.shape:
@@ -204,6 +208,8 @@ class MultiBinary(Space):
         self.dtype = np.dtype(np.int8)
 
     def mismatch(self, x: Any, path: str = "value") -> Optional[Mismatch]:
+        if type(x) is not np.ndarray and isinstance(x, np.ma.MaskedArray):
+            return _masked(x, path)
         if not isinstance(x, np.ndarray):
             return (path, f"be an int8 array of shape {self.shape}", _describe(x), "Use np.asarray(x, dtype=np.int8)")
         if x.shape != self.shape:

@@ -36,6 +36,12 @@ def check_scalar_step(out: Any, name: str) -> Tuple[Any, float, bool, bool, dict
     obs, reward, terminated, truncated, info = out
     if type(reward) is not float:
         raise error(ContractError, f"{name} step reward", "be a Python float", repr(reward), "Return float(reward)")
+    if reward - reward != 0.0:  # NaN or inf: the single-env guard's rule, the same message
+        fix = "Guard the reward computation against NaN and inf"
+        raise error(ContractError, f"{name} step reward", "be finite", reward, fix)
+    if type(info) is not dict:
+        got = f"{type(info).__name__} {info!r}"
+        raise error(ContractError, f"{name} step info", "be a dict", got, "Return {} when there is nothing to report")
     for label, flag in (("terminated", terminated), ("truncated", truncated)):
         if type(flag) is not bool:
             raise error(ContractError, f"{name} step {label}", "be a Python bool", repr(flag), f"Return bool({label})")

@@ -87,3 +87,45 @@ class Countdown(bridge.Env):
             raise ValueError("bad luck")
         self.left -= 1
         return np.array([self.left]), float(action), self.left == 0, False, {"left": self.left}
+
+
+class ScriptedOutput(Env):
+    """Box(-1, 1, (2,)) both ways; every step returns ``reward`` and ``info`` as given (bad ones too)."""
+
+    def __init__(self, reward: float = 0.0, info: object = "empty") -> None:
+        self.observation_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.action_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.reward, self.steps = reward, 0
+        self._raw_info = {} if isinstance(info, str) and info == "empty" else info
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.steps = 0
+        return np.zeros(2, np.float32), {}
+
+    def step(self, action):
+        self.steps += 1
+        return np.zeros(2, np.float32), self.reward, False, False, self._raw_info
+
+
+class BufferReuser(Env):
+    """Writes every observation into one buffer it returns each time (legal for a bridge.Env, and
+    common); the episode ends after ``episode_steps`` by ``end`` ("terminated" or "truncated")."""
+
+    def __init__(self, episode_steps: int = 3, end: str = "terminated") -> None:
+        self.observation_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.action_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.episode_steps, self.end, self.t = episode_steps, end, 0
+        self.buffer = np.zeros(2, np.float32)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        self.buffer[:] = 0.0
+        return self.buffer, {}
+
+    def step(self, action):
+        self.t += 1
+        self.buffer[:] = self.t / 10
+        done = self.t >= self.episode_steps
+        return self.buffer, 0.0, done and self.end == "terminated", done and self.end == "truncated", {}
