@@ -231,9 +231,9 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
                 detail,
                 "Send values in [-1, 1] through DreamerV2's NormalizeAction",
             )
-        out = np.clip(x, low, high).astype(dtype)
-        out = np.where(np.abs(x - high) <= tol, high_t, out)
-        return np.where(np.abs(x - low) <= tol, low_t, out)
+        # only a value past a bound (NormalizeAction's float32 overshoot, within tol) moves, onto the
+        # bound; a value inside stays as sent (near a bound too: -0.999999 on [0, 1000] is 5e-4, not 0)
+        return np.clip(x, low, high).astype(dtype)
 
     decode.bounds = (low_t, high_t)  # type: ignore[attr-defined]
     return box, decode, False

@@ -129,3 +129,20 @@ class BufferReuser(Env):
         self.buffer[:] = self.t / 10
         done = self.t >= self.episode_steps
         return self.buffer, 0.0, done and self.end == "terminated", done and self.end == "truncated", {}
+
+
+class ActionRecorder(Env):
+    """Keeps every action it is given (``self.actions``); its action space is ``Box(low, high, (1,))``."""
+
+    def __init__(self, low: float = 0.0, high: float = 1000.0, dtype: type = np.float32) -> None:
+        self.observation_space = spaces.Box(-1.0, 1.0, (1,), np.float32)
+        self.action_space = spaces.Box(low, high, (1,), dtype)
+        self.actions: list = []
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action):
+        self.actions.append(np.array(action, copy=True))
+        return np.zeros(1, np.float32), 0.0, False, False, {}
