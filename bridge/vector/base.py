@@ -305,12 +305,16 @@ class VectorEnv:
             return
         self._bookkeeping()
         if self._state is not RUNNING:
+            self._require_usable()  # a batch that no reset can bring back says so, not "Call reset() first"
             if self._state is CLOSED:
                 raise self._closed("step")
             expectation, actual = "come after reset()", "step() before the first reset()"
             if self._state is BROKEN:
                 expectation, actual = "come after reset() once a step failed", f"step() after {self._why}"
             raise error(ContractError, f"{type(self).__name__} step()", expectation, actual, "Call reset() first")
+
+    def _require_usable(self) -> None:
+        """Raise when no ``reset()`` can make the batch step again (a process pool poisoned by a fault)."""
 
     def _closed(self, method: str) -> BridgeError:
         return error(

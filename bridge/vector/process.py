@@ -121,6 +121,9 @@ class ProcessVectorEnv(ScalarBatch):
         """True while observations and actions travel through shared memory (see the module doc)."""
         return self._shared is not None
 
+    def _require_usable(self) -> None:
+        self.pool.require_open()
+
     def reset_envs(self, mask: np.ndarray, seeds: List[Optional[int]], options: Optional[dict]) -> Tuple[Any, dict]:
         self.pool.require_open()
         chosen = np.flatnonzero(mask).tolist()

@@ -388,3 +388,23 @@ def test_a_dreamerv2_async_worker_killed_while_idle_is_named_not_a_broken_pipe()
     finally:
         env.close()
     assert not env._process.is_alive()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("fault", ["raise", "exit", "segfault", "hang", "unpicklable"])
+def test_after_a_worker_fault_step_and_reset_both_say_build_a_new_one(fault):
+    timeout = 3 if fault == "hang" else 60  # only the hang needs a short one (a loaded machine resets slowly)
+    vec = bridge.vectorize(functools.partial(Ticker, fault, 0), 1, workers="process", timeout=timeout)
+    try:
+        vec.reset(seed=0)
+        with pytest.raises(ContractError) as first:
+            vec.step(np.array([0]))
+        cause = str(first.value).split(" must ")[0]  # "env 0 (<Ticker>) at step 1"
+        for again in (lambda: vec.step(np.array([0])), lambda: vec.reset(seed=0)):
+            with pytest.raises(ContractError) as later:
+                again()
+            text = str(later.value)
+            assert text.startswith(f"ProcessVectorEnv must be open to step or reset, got a pool poisoned by: {cause}: ")
+            assert text.endswith(". Build a new one.") and "Call reset() first" not in text
+    finally:
+        vec.close()

@@ -49,7 +49,7 @@ def test_verbose_changes_nothing(tmp_path, capsys):
 def test_the_cli_tiny_run_prints_under_60_lines_with_the_learning_summary(tmp_path):
     """A real 300-step run (~20 s on 2 cores); before quiet runs this printed ~6,900 lines."""
     run = tmp_path / "run.yaml"
-    run.write_text("dataset: {batch: 3}\n")
+    run.write_text("dataset:\n  batch: 3\n")
     logdir = tmp_path / "run"
     argv = ["train", "dreamerv2", "--env", "envbridge/GridWorld-v0", "--preset", "tiny", "--steps", "300"]
     argv += ["--logdir", str(logdir), "--config", str(run)]

@@ -160,5 +160,5 @@ def test_cli_reports_bad_config_pairs(capsys):
     assert main(["train", "dreamerv2", "--logdir", "/tmp/never", "--config", "batch4"]) == 2
     assert capsys.readouterr().err == (
         "envbridge train dreamerv2: SpecError: --config must be KEY=VALUE or a YAML file (.yaml, .yml), "
-        "got 'batch4'. Pass e.g. --config dataset.batch=4 or --config run.yaml.\n"
+        "got 'batch4'. Pass e.g. --config learning_rate=0.001 or --config run.yaml.\n"
     )
