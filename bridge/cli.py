@@ -18,7 +18,7 @@ import traceback
 from typing import Any, Callable, List, NoReturn, Optional
 
 from bridge import runtimes
-from bridge.errors import BridgeError
+from bridge.errors import BridgeError, SpecError, error
 from bridge.loading import env_source, import_modules, importable_cwd, load_env
 
 # sub-command -> "module:function(args) -> exit code" (the train commands come from the table)
@@ -162,9 +162,14 @@ def conform_command(args: argparse.Namespace) -> int:
     from bridge.conformance import Tape, record, verify
 
     if args.record:
-        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=args.env)
         folder = os.path.dirname(os.path.abspath(args.record))
-        os.makedirs(folder, exist_ok=True)
+        try:  # before recording: a path that cannot hold the tape is refused before any work
+            os.makedirs(folder, exist_ok=True)
+        except OSError as e:
+            got = f"{args.record!r} ({type(e).__name__}: {e.strerror})"
+            expectation = "name a file in a folder that exists or can be made"
+            raise error(SpecError, "--record", expectation, got, "Pick another path") from e
+        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=args.env)
         manifest = tape.save(args.record)
         print(
             f"recorded {len(tape.actions)} actions, {len(tape.entries)} entries of {args.env} "
