@@ -172,8 +172,10 @@ def _check_spaces(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
         )
         want = f"a float32 one-hot Box of shape ({ready.action_space.n},) with .n"
     else:
-        ok = space.dtype == np.float32 and bool(np.all(space.low == -1) and np.all(space.high == 1))
-        want = "a float32 Box in [-1, 1] (NormalizeAction)"
+        # rank 1: the world model concatenates the previous action on the last axis
+        ok = space.dtype == np.float32 and len(space.shape) == 1
+        ok = ok and bool(np.all(space.low == -1) and np.all(space.high == 1))
+        want = "a 1-D float32 Box in [-1, 1] (NormalizeAction; the world model concatenates it on the last axis)"
     if not ok:
         _add(report, "act_space['action']", f"be {want}", repr(space), "Report this lowering bug", "act_space")
 

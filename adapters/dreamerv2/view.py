@@ -75,6 +75,6 @@ def _refuse_float64_actions(space: spaces.Space) -> None:
             "the dreamerv2 view's action space",
             "be a Box of float32 or narrower to replay a tape bit for bit (DreamerV2's actions are float32)",
             repr(space),
-            "Replay this env's tapes through the other views; training is unaffected (every float32 action "
-            "DreamerV2 sends decodes exactly)",
+            "Replay this env's tapes through the other views; DreamerV2 still trains on the env (to_dreamerv2 "
+            "decodes every float32 action it sends exactly into the float64 action space)",
         )
