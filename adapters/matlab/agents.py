@@ -72,6 +72,8 @@ class Agent:
     Attributes:
         AgentOptions: the options it was built with (a copy); InitializationOptions likewise.
         ObservationInfo, ActionInfo: copies of the specs.
+        policy: the SB3 policy the observation needs: "MultiInputPolicy" for several channels,
+            "CnnPolicy" for a uint8 image spec ([h w c] in [0, 255]), else "MlpPolicy".
         model: the SB3 model underneath (``model.save`` / SB3's API stay available).
     """
 
@@ -171,6 +173,7 @@ class Agent:
                 else noise.OrnsteinUhlenbeckActionNoise(np.full(n, mean), np.full(n, sigma), theta=theta, dt=dt)
             )
         self._kwargs = kwargs
+        self.policy = self._policy(self._export.observation_space)
         model = self._new_model(self._export, seed)
         if "epsilon" in extras:
             model.exploration_schedule = _EpsilonDecay(*extras["epsilon"])
@@ -178,12 +181,30 @@ class Agent:
         setattr(model, _META, self._meta())
         return model
 
+    def _policy(self, observation_space: Any) -> str:
+        """The SB3 policy the observation needs (a Dict: MultiInputPolicy, an image: CnnPolicy, else
+        MlpPolicy), or a SpecError before any model is built when SB3's CNN cannot take the image."""
+        from bridge.adapters.sb3.lowering import cnn_refusal, policy_for
+
+        policy = policy_for(observation_space)
+        too_small = cnn_refusal(observation_space, policy)
+        if too_small is not None:
+            subject, expectation, got, _ = too_small.parts
+            raise error(
+                SpecError,
+                f"{self.kind} {subject}",
+                expectation,
+                got,
+                'Declare a larger image spec, or one with DataType="double" (SB3 then flattens it into the MLP)',
+            )
+        return policy
+
     def _new_model(self, env: Any, seed: Optional[int]) -> Any:
         import torch
 
         cls = getattr(sb3(self.kind), self.algorithm)
         torch.set_num_threads(1)  # as train runs: the initial weights then do not depend on the thread count
-        return cls("MlpPolicy", env, seed=seed, verbose=0, device="cpu", **self._kwargs)
+        return cls(self.policy, env, seed=seed, verbose=0, device="cpu", **self._kwargs)
 
     def use_env(self, vec_env: Any, seed: Optional[int]) -> Any:
         """The model, set to train on ``vec_env``; another number of envs rebuilds it with the same weights."""

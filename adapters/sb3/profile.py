@@ -14,7 +14,7 @@ from typing import Any, Dict
 from bridge.adapters._shared.profile import announce_roundings, run_runtime_checker
 from bridge.adapters.gymnasium.export import GymnasiumEnv
 from bridge.adapters.gymnasium.profile import export_or_report
-from bridge.adapters.sb3.lowering import cnn_refusal, policy_for, sb3_refusal
+from bridge.adapters.sb3.lowering import POLICY_REASONS, cnn_refusal, policy_for, sb3_refusal
 
 from bridge import spaces as ns
 from bridge.checker.report import Report
@@ -77,10 +77,6 @@ def _advise(export: GymnasiumEnv, report: Report, policy_advice: bool) -> None:
 
 def _advise_policy(export: GymnasiumEnv, report: Report) -> None:
     policy = policy_for(export.observation_space)
-    why = {
-        "MultiInputPolicy": "a Dict observation",
-        "CnnPolicy": "an image observation",
-        "MlpPolicy": "a flat observation",
-    }[policy]
+    why = POLICY_REASONS[policy]
     space = export.observation_space
     report.note(T, f"use {policy!r} for {why}: {space!r}", f"Train with e.g. PPO({policy!r}, vec_env)", "policy")

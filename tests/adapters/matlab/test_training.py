@@ -145,8 +145,9 @@ def test_save_agent_criteria_saves_each_episode_that_meets_it(tmp_path):
 def test_verbose_prints_matlab_s_line_per_episode(capsys):
     train(small_agent(), growing_env(), options(Verbose=True, StopTrainingCriteria="EpisodeCount", StopTrainingValue=3))
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 3
-    assert lines[1].startswith(
+    assert len(lines) == 4
+    assert lines[0] == "rlPPOAgent: SB3 PPO with 'MlpPolicy' (a flat observation)"  # which policy, before episode 1
+    assert lines[2].startswith(
         "Episode:    2/40 | Episode reward:      2.00 | Episode steps:     2 | Average reward:      1.50 | Step Count:       3 | Episode Q0:"
     )
 
