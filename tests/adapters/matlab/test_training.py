@@ -182,7 +182,7 @@ def test_training_progress_writes_the_csv_and_png(tmp_path, capsys):
         ),
         (
             dict(MaxEpisodes=0),
-            "rlTrainingOptions MaxEpisodes must be an integer >= 1, got 0. Set e.g. MaxEpisodes=500.",
+            "rlTrainingOptions MaxEpisodes must be an int >= 1, got 0. Pass a whole number in range.",
         ),
         (dict(Plots="on"), "rlTrainingOptions Plots must be one of ['training-progress', 'none'], got 'on'. Pick one."),
     ],
