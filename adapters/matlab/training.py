@@ -17,7 +17,7 @@ import numpy as np
 from bridge.adapters.matlab.agents import Agent, sb3
 from bridge.adapters.matlab.option_values import checked
 
-from bridge.env import Env, TimeLimit
+from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import SpecError, error
 from bridge.spaces import _describe_value
 from bridge.vector import VectorEnv
@@ -156,15 +156,32 @@ def _training_env(env: Any, opts: rlTrainingOptions) -> Any:
     )
 
 
-def _same_specs(agent: Agent, env: Any) -> None:
+class _AsSpecs(Wrapper):
+    """The env as its MATLAB specs declare it: a neutral Image (or any space the specs read as a
+    plain Box) re-declared as the spec's space. The values are the same arrays; only the declaration
+    the agent's model was built on changes."""
+
+    def __init__(self, env: Env, agent: Agent) -> None:
+        super().__init__(env)
+        self.observation_space = agent._spec_env.observation_space
+        self.action_space = agent._spec_env.action_space
+
+
+def _same_specs(agent: Agent, env: Any) -> Any:
+    """The env to train on: ``env``, or ``env`` declared by its specs when those equal the agent's."""
     from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo
 
+    spaces_differ = False
     for what, mine, theirs in (
         ("observation", agent._spec_env.observation_space, _space(env, "observation")),
         ("action", agent._spec_env.action_space, _space(env, "action")),
     ):
         if mine != theirs:
             theirs_specs = getObservationInfo(env) if what == "observation" else getActionInfo(env)
+            ours = agent.ObservationInfo if what == "observation" else agent.ActionInfo
+            if isinstance(env, Env) and theirs_specs == ours:
+                spaces_differ = True  # e.g. an Image the specs read as a uint8 rlNumericSpec
+                continue
             raise error(
                 SpecError,
                 f"train env {what} specs",
@@ -172,6 +189,7 @@ def _same_specs(agent: Agent, env: Any) -> None:
                 repr(theirs_specs),
                 "Build the agent from the env's specs: getObservationInfo(env), getActionInfo(env)",
             )
+    return _AsSpecs(env, agent) if spaces_differ else env
 
 
 def _check_directories(opts: rlTrainingOptions) -> None:
@@ -242,7 +260,7 @@ def train(agent: Agent, env: Any, opts: Optional[rlTrainingOptions] = None, *, s
             _describe_value(opts),
             "Build them with rlTrainingOptions()",
         )
-    _same_specs(agent, env)
+    env = _same_specs(agent, env)
     _check_directories(opts)
     from bridge.adapters.matlab.training_loop import run
 
