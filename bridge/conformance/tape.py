@@ -123,7 +123,7 @@ class Tape:
         }
         if self.states:
             indices = sorted(self.states)
-            _snapshot.save(path + STATES, [self.states[i] for i in indices])
+            _snapshot.save(path + STATES, [self.states[i] for i in indices], compress=True)
             manifest["states"] = {"entries": indices, "sha256": _sha256(path + STATES)}
         with open(path + ".json", "w") as f:
             f.write(safe_json.dumps(manifest, safe_json.depth_of(manifest), indent=1))
