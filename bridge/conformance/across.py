@@ -173,8 +173,24 @@ def _other_actions(tape: Tape, actions: Optional[List[Any]]) -> Optional[str]:
     return None
 
 
+def _scales(tape: Tape) -> Dict[str, np.ndarray]:
+    """Per float field, each element's largest finite magnitude over the tape (ulps_at_scale)."""
+    found: Dict[str, np.ndarray] = {"reward": np.array(0.0)}
+    for entry in tape.entries:
+        found["reward"] = np.maximum(found["reward"], _magnitude(np.array(float(entry.reward))))
+        for path, value in leaves(tape.observation_space, entry.obs).items():
+            if value.dtype.kind == "f":
+                key = f"observation{path}"
+                found[key] = np.maximum(found[key], _magnitude(value)) if key in found else _magnitude(value)
+    return found
+
+
+def _magnitude(value: np.ndarray) -> np.ndarray:
+    return np.where(np.isfinite(value), np.abs(value), 0).astype(value.dtype)
+
+
 def _walk(env: Env, tape: Tape, result: EraComparison) -> None:
-    action = 0
+    action, scales = 0, _scales(tape)
     for k, entry in enumerate(tape.entries):
         if k and k - 1 in tape.states:
             env.restore_state(tape.states[k - 1])
@@ -189,7 +205,7 @@ def _walk(env: Env, tape: Tape, result: EraComparison) -> None:
                 if bool(have) != want:
                     result.structure = f"{where}: {flag} is {want} on the tape, {bool(have)} here"
                     return
-            _field(result, "reward", where, np.array(float(entry.reward)), np.array(float(reward)))
+            _field(result, "reward", where, np.array(float(entry.reward)), np.array(float(reward)), scales)
             for flag, ended in (("terminated", entry.terminated), ("truncated", entry.truncated)):
                 if ended:
                     result.ends[flag].append(action - 1)
@@ -200,14 +216,14 @@ def _walk(env: Env, tape: Tape, result: EraComparison) -> None:
                 result.structure = f"{where}: {field} is {want.dtype}{want.shape} on the tape, {have.dtype}{have.shape} here"
                 return
             if want.dtype.kind == "f":
-                _field(result, field, where, want, have)
+                _field(result, field, where, want, have, scales)
             elif have.tobytes() != want.tobytes():
                 shown = want.tolist(), have.tolist()
                 result.structure = f"{where}: {field} (discrete) is {shown[0]!r} on the tape, {shown[1]!r} here"
                 return
 
 
-def _field(result: EraComparison, field: str, where: str, want: np.ndarray, have: np.ndarray) -> None:
+def _field(result: EraComparison, field: str, where: str, want: np.ndarray, have: np.ndarray, scales: dict) -> None:
     if field not in result.fields:
         result.fields[field] = FieldDifference(field)
-    result.fields[field].add(where, want, have)
+    result.fields[field].add(where, want, have, scales[field])

@@ -6,6 +6,12 @@ exact at every magnitude (no subtraction in floating point) and ``-0.0`` is one 
 two NaNs are 0 apart, a NaN or an infinity against anything else is infinitely far. Used by the
 cross-era comparison (:mod:`bridge.conformance.across`), where numpy 1.19 and numpy 2 may round
 the last bit of the same computation differently.
+
+A field is measured at its own scale (:func:`ulps_at_scale`): a value that passes near zero by
+cancellation (an angular speed changing sign) carries the absolute error of its larger neighbours,
+which is thousands of ulps *of that small value* but one or two of the field. So the distance of
+two differing values counts in ulps at the largest magnitude the field element takes on the tape
+(at least 1, at most the exact count): the same as :func:`ulps` at full scale, robust near zero.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["ulps", "FieldDifference"]
+__all__ = ["ulps", "ulps_at_scale", "FieldDifference"]
 
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -33,6 +39,20 @@ def ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     distance[both_nan] = 0.0
     distance[odd] = math.inf
     return distance
+
+
+def ulps_at_scale(a: np.ndarray, b: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """:func:`ulps`, counted at the magnitude ``max(|a|, |b|, scale)``: 0 only for equal bits, at
+    least 1 otherwise, never more than the exact count; ``inf`` stays ``inf``."""
+    exact = ulps(a, b)
+    differ = (exact > 0) & np.isfinite(exact)
+    if not differ.any():
+        return exact
+    with np.errstate(invalid="ignore", over="ignore"):
+        top = np.maximum(np.maximum(np.abs(a), np.abs(b)), np.abs(scale).astype(a.dtype))
+        counted = np.abs(a.astype(np.float64) - b.astype(np.float64)) / np.spacing(top).astype(np.float64)
+    scaled = np.minimum(exact, np.maximum(1.0, np.ceil(counted)))
+    return np.where(differ, scaled, exact)
 
 
 def _ordered(bits: np.ndarray, top: np.generic) -> np.ndarray:
@@ -54,10 +74,11 @@ class FieldDifference:
         self.first: Optional[str] = None  # where it first differed, e.g. "step 16"
         self.worst: Optional[str] = None  # where the largest ulp distance was
 
-    def add(self, where: str, expected: np.ndarray, got: np.ndarray) -> None:
-        """Account for one comparison of ``got`` (this era) against ``expected`` (the tape)."""
+    def add(self, where: str, expected: np.ndarray, got: np.ndarray, scale: Optional[np.ndarray] = None) -> None:
+        """Account for one comparison of ``got`` (this era) against ``expected`` (the tape), in ulps
+        at ``scale`` (the field's largest magnitudes, :func:`ulps_at_scale`) when given."""
         self.steps += 1
-        distance = ulps(expected, got)
+        distance = ulps(expected, got) if scale is None else ulps_at_scale(expected, got, scale)
         if not distance.size or not distance.max() > 0:
             return
         self.differing += 1

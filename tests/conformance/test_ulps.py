@@ -36,3 +36,14 @@ def test_a_field_keeps_its_largest_difference_and_where_it_first_appeared():
     assert str(field) == (
         "reward: 4 ulp at most (at step 2; abs 1.78e-15, rel 8.88e-16), first at step 1, in 2 of 3 comparisons"
     )
+
+
+def test_at_the_fields_scale_a_value_near_zero_counts_the_ulps_of_its_larger_neighbours():
+    from bridge.conformance.ulps import ulps_at_scale
+
+    small = np.array([0.04, 3.0, 0.04])
+    off = small + np.array([2048 * np.spacing(0.04), 2 * np.spacing(3.0), 0.0])
+    assert ulps(small, off).tolist() == [2048.0, 2.0, 0.0]  # 1.42e-14 is 2,048 ulps of 0.04
+    assert ulps_at_scale(small, off, np.array([10.0, 3.0, 10.0])).tolist() == [8.0, 2.0, 0.0]  # 8 of 10.0
+    tiny = np.array([1e-300])
+    assert ulps_at_scale(tiny, np.nextafter(tiny, 1.0), np.array([1.0])).tolist() == [1.0]  # differing bits: >= 1
