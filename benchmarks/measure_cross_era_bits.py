@@ -83,8 +83,10 @@ def main() -> None:
         theirs_version = subprocess.run(probe, check=True, capture_output=True, text=True).stdout.split()
         with np.load(path) as theirs:
             other = {k: theirs[k] for k in theirs.files}
-    print(f"here: Python {sys.version.split()[0]}, numpy {np.__version__}; "
-          f"other: Python {theirs_version[0]}, numpy {theirs_version[1]}; {N:,} inputs each")
+    print(
+        f"here: Python {sys.version.split()[0]}, numpy {np.__version__}; "
+        f"other: Python {theirs_version[0]}, numpy {theirs_version[1]}; {N:,} inputs each"
+    )
     print(f"{'expression':<32} {'results that differ':>19} {'max ulps':>9}")
     for name, here in mine.items():
         distance = _ulps(here, other[name])

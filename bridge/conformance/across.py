@@ -92,14 +92,20 @@ class EraComparison:
                 )
             return message(subject, "have the same episode structure", self.structure, fix)
         worst = [f for f in self.fields.values() if f.max_ulps > self.tolerance]
-        got = f"{_shown(self.ulps)} ulp (" + "; ".join(f"{f.field} {_shown(f.max_ulps)} ulp first at {f.first}" for f in worst) + ")"
-        expectation = f"agree within {self.attribute} = {self.tolerance} ulp" + (" (bit for bit)" if not self.tolerance else "")
+        got = (
+            f"{_shown(self.ulps)} ulp ("
+            + "; ".join(f"{f.field} {_shown(f.max_ulps)} ulp first at {f.first}" for f in worst)
+            + ")"
+        )
+        expectation = f"agree within {self.attribute} = {self.tolerance} ulp" + (
+            " (bit for bit)" if not self.tolerance else ""
+        )
         if math.isinf(self.ulps):
             fix = "One era returned a NaN or an infinity where the other did not; no tolerance covers that"
         else:
             fix = (
-                f"Declare {self.attribute} = {_shown(self.ulps)} if a difference in the last bits between the numpy eras is "
-                f"acceptable for this env ({DOCS}); else make the env bit-exact across eras there"
+                f"Declare {self.attribute} = {_shown(self.ulps)} if a difference in the last bits between the numpy "
+                f"eras is acceptable for this env ({DOCS}); else make the env bit-exact across eras there"
             )
         return message(subject, expectation, got, fix)
 
@@ -201,7 +207,10 @@ def _walk(env: Env, tape: Tape, result: EraComparison) -> None:
             where = f"step {action}"
             obs, reward, terminated, truncated, _ = env.step(tape.actions[action])
             action += 1
-            for flag, want, have in (("terminated", entry.terminated, terminated), ("truncated", entry.truncated, truncated)):
+            for flag, want, have in (
+                ("terminated", entry.terminated, terminated),
+                ("truncated", entry.truncated, truncated),
+            ):
                 if bool(have) != want:
                     result.structure = f"{where}: {flag} is {want} on the tape, {bool(have)} here"
                     return
@@ -213,7 +222,9 @@ def _walk(env: Env, tape: Tape, result: EraComparison) -> None:
         for path, want in leaves(tape.observation_space, entry.obs).items():
             have, field = np.asarray(mine[path]), f"observation{path}"
             if have.dtype != want.dtype or have.shape != want.shape:
-                result.structure = f"{where}: {field} is {want.dtype}{want.shape} on the tape, {have.dtype}{have.shape} here"
+                result.structure = (
+                    f"{where}: {field} is {want.dtype}{want.shape} on the tape, {have.dtype}{have.shape} here"
+                )
                 return
             if want.dtype.kind == "f":
                 _field(result, field, where, want, have, scales)

@@ -1,11 +1,12 @@
 """Tapes: a recorded trajectory in neutral form, stored as ``.npz`` plus a JSON manifest.
 
 The manifest holds the env id, the step API, both spaces (``to_dict``), the seed, the entry kinds,
-the sha256 of the ``.npz`` and, for a tape recorded with ``states=True``, which entries have the env's
-snapshot beside them (in ``<tape>.npz.states``, a :func:`bridge.snapshot.save` file, with its sha256); the ``.npz`` is a :mod:`bridge.safe_files` container of plain
-arrays, one per stream and leaf (``obs['pos']``, ``act``, ``reward``, ...), so a tape from a
-stranger is checked whole (sizes before allocation, members against its own manifest) and never
-executes anything. :meth:`Tape.check_replayable` then says whether it can speak about an env.
+the sha256 of the ``.npz`` and, for a tape recorded with ``states=True``, which entries have the
+env's snapshot beside them (in ``<tape>.npz.states``, a :func:`bridge.snapshot.save` file, with its
+sha256); the ``.npz`` is a :mod:`bridge.safe_files` container of plain arrays, one per stream and
+leaf (``obs['pos']``, ``act``, ``reward``, ...), so a tape from a stranger is checked whole (sizes
+before allocation, members against its own manifest) and never executes anything.
+:meth:`Tape.check_replayable` then says whether it can speak about an env.
 """
 
 from __future__ import annotations

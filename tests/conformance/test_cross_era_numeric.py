@@ -97,7 +97,10 @@ def test_a_suite_option_smaller_than_the_measured_difference_diverges_and_names_
 def test_a_chaotic_env_separates_across_eras_but_differs_per_step_in_the_last_bits_only(capsys):
     ours, theirs = _tape(DoublePendulum, era_stamp()), _tape(DoublePendulum, OTHER)
     apart = np.array([np.abs(a.obs - b.obs).max() for a, b in zip(ours.entries, theirs.entries)])
-    print("free-run separation of the two eras' trajectories at steps 25, 50, 100, 150, 200:", apart[[25, 50, 100, 150, 200]])
+    print(
+        "free-run separation of the two eras' trajectories at steps 25, 50, 100, 150, 200:",
+        apart[[25, 50, 100, 150, 200]],
+    )
     assert apart[:26].max() < 1e-9 and apart[100:].max() > 1.0  # 1e-13 apart at step 25, O(1) after ~100 steps
     found = compare_eras(DoublePendulum, theirs, name=f"the {OTHER} tape", here=era_stamp(), actions=ours.actions)
     print(found)

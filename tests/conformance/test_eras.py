@@ -103,8 +103,13 @@ def test_flags_and_discrete_values_are_exact_whatever_the_tolerance(tmp_path):
         "on the tape, True here. Flags, discrete observations, shapes and actions are exact across eras; find why "
         "they differ here."
     )
-    other = compare_eras(_grid, record(_grid, seed=0, steps=30, action_seed=1), name="t", here="h",
-                         actions=record(_grid, seed=0, steps=30).actions)
+    other = compare_eras(
+        _grid,
+        record(_grid, seed=0, steps=30, action_seed=1),
+        name="t",
+        here="h",
+        actions=record(_grid, seed=0, steps=30).actions,
+    )
     assert other.structure.startswith("action 0 is array(") and other.structure.endswith("sampled here from the seed")
 
 
@@ -120,7 +125,9 @@ def test_without_snapshots_the_eras_are_compared_in_a_free_run_and_the_report_sa
 
 def test_a_declared_tolerance_must_be_a_non_negative_int(monkeypatch):
     monkeypatch.setattr(GridWorld, "cross_era_ulps", 0.5, raising=False)
-    fix = "Set GridWorld.cross_era_ulps to the largest difference in ulps the env may show across eras (0: bit for bit)."
+    fix = (
+        "Set GridWorld.cross_era_ulps to the largest difference in ulps the env may show across eras (0: bit for bit)."
+    )
     with raises_exactly(SpecError, f"GridWorld.cross_era_ulps must be an int >= 0, got 0.5. {fix}"):
         compare_eras(_grid, record(_grid, seed=0, steps=5), name="t", here="h")
 

@@ -156,7 +156,9 @@ def test_init_tox_runs_a_user_project_in_both_eras_and_the_tapes_agree(project):
         assert _hover_message(theirs, here) in out, out[-6000:]
         assert f"the {theirs} tape in {here}: agrees within 1 ulp (DeclaredHover.cross_era_ulps = 4)" in out
         assert f"the {theirs} tape in {here}: agrees (Corridor.cross_era_ulps = 0)" in out
-        pendulum = re.search(f"the {theirs} tape in {here}: agrees within ([1-4]) ulp \\(DoublePendulum.cross_era_ulps = 4\\)", out)
+        pendulum = re.search(
+            f"the {theirs} tape in {here}: agrees within ([1-4]) ulp \\(DoublePendulum.cross_era_ulps = 4\\)", out
+        )
         assert pendulum, out[-6000:]
         print(f"measured in the matrix, the {theirs} tape in {here}: DoublePendulum {pendulum.group(1)} ulp per step")
     for out in (first, legacy, again):
@@ -168,7 +170,6 @@ def test_init_tox_runs_a_user_project_in_both_eras_and_the_tapes_agree(project):
     sys.path.insert(0, str(tmp_path))
     try:
         from corridor_pkg import Corridor
-
         from corridor_pkg.numeric import DoublePendulum
 
         for name in ("py311-numpy2", "py39-numpy1"):

@@ -170,7 +170,9 @@ def test_a_tape_with_states_keeps_a_snapshot_per_entry_strong_or_per_checkpoint_
     weak = record(_weak_grid, seed=0, steps=60, states=True)
     resets = [i for i, e in enumerate(weak.entries) if e.kind == "reset"]
     ends = [i - 1 for i in resets[1:]]  # the step before each later reset
-    assert set(resets) <= set(weak.states) and set(ends) <= set(weak.states) and len(weak.states) < len(weak.entries) // 2
+    assert (
+        set(resets) <= set(weak.states) and set(ends) <= set(weak.states) and len(weak.states) < len(weak.entries) // 2
+    )
     path = str(tmp_path / "strong.npz")
     strong.save(path)
     again = Tape.load(path)

@@ -109,7 +109,10 @@ class DoublePendulum(bridge.Env):
         c = math.cos(a - b)
         mass = np.array([[2.0, c], [c, 1.0]])
         force = np.array(
-            [torque - q * q * math.sin(a - b) - 2.0 * self.g * math.sin(a), p * p * math.sin(a - b) - self.g * math.sin(b)]
+            [
+                torque - q * q * math.sin(a - b) - 2.0 * self.g * math.sin(a),
+                p * p * math.sin(a - b) - self.g * math.sin(b),
+            ]
         )
         return np.concatenate([[p, q], np.linalg.solve(mass, force)])
 
