@@ -11,6 +11,7 @@ tapes recorded in the test session. Re-record (only when an env here deliberatel
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -41,8 +42,9 @@ def _tape(env, era):
 def test_both_eras_have_a_tape_with_snapshots_of_every_env():
     for env in (Hover, DeclaredHover, DoublePendulum):
         for era in ERAS:
-            tape = _tape(env, era)
-            assert sorted(tape.states) == list(range(len(tape.entries) - 1)), (env, era)
+            with open(os.path.join(HERE, env.__name__, f"{era}.npz.json")) as f:
+                manifest = json.load(f)
+            assert manifest["states"]["entries"] == list(range(len(manifest["kinds"]) - 1)), (env, era)
 
 
 def test_an_env_without_a_declared_tolerance_diverges_with_the_measured_numbers(capsys):

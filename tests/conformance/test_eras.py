@@ -159,3 +159,18 @@ def test_a_suite_without_tapes_dir_says_what_to_set(tmp_path):
     with raises_exactly(SpecError, f"TestGrid.tapes_dir must name a folder, got ''. {fix}"):
         suite.test_the_env_is_the_same_in_every_era()
     assert not os.listdir(tmp_path)
+
+
+def test_a_weak_env_is_compared_from_its_recorded_checkpoints_and_the_report_says_so():
+    def weak():
+        env = GridWorld()
+        env.determinism = "weak"
+        return bridge.TimeLimit(env, 20)
+
+    theirs = record(weak, seed=0, steps=60, states=True)
+    found = compare_eras(weak, theirs, name="t", here="h")
+    assert found.kind == "agrees"
+    assert found.method == (
+        f"from the recorded checkpoints: the tape's snapshot restored at {len(theirs.states)} of its 65 entries "
+        "(determinism 'weak'); a difference may compound between them"
+    )

@@ -5,9 +5,10 @@ DreamerV2) replays them and records the Python 3.9 tapes, core-py311 again repla
 
 Besides the exact Corridor, the package holds the float envs of ``tests/toy_envs/numeric.py``
 (copied in as ``corridor_pkg/numeric.py``): Hover (``np.linalg.norm``, ``@``, ``np.exp``/``np.sin``
-on arrays, a long ``np.sum``), which declares no tolerance, the same env declaring
-``cross_era_ulps = 4`` (DeclaredHover), and a chaotic DoublePendulum (``cross_era_ulps = 4``). The
-matrix must pass for all but Hover, and fail for Hover with the message that names the measured ulps.
+on arrays, a long ``np.sum``), which declares no tolerance, and the same env declaring
+``cross_era_ulps = 4`` (DeclaredHover). The matrix must pass for DeclaredHover, printing the ulps it
+measured, and fail for Hover with the message that names them. (The chaotic DoublePendulum's two
+eras are test_cross_era_numeric.py's, from committed tapes: a fourth env here would cost CI time.)
 
 It builds two tox envs from the package mirror (about 1.5 minutes here), so it runs in the modern tox
 env only: ENVBRIDGE_ERA=modern (tox.ini installs tox there). Elsewhere it skips by that condition.
@@ -16,14 +17,12 @@ env only: ENVBRIDGE_ERA=modern (tox.ini installs tox there). Elsewhere it skips 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 from support import ERA
 
@@ -86,7 +85,7 @@ class Corridor(bridge.Env):
 TAPES = os.path.join("tests", "tapes", "corridor_pkg.Corridor")
 PASSED = "PASSED tests/test_conformance_eras.py::TestCorridorAcrossEras::"
 NUMERIC = os.path.join(ROOT, "tests", "toy_envs", "numeric.py")
-ENVS = ["corridor_pkg:Corridor"] + [f"corridor_pkg.numeric:{e}" for e in ("Hover", "DeclaredHover", "DoublePendulum")]
+ENVS = ["corridor_pkg:Corridor", "corridor_pkg.numeric:Hover", "corridor_pkg.numeric:DeclaredHover"]
 HOVER_FAILS = "FAILED tests/test_conformance_eras.py::TestHoverAcrossEras::test_the_env_is_the_same_in_every_era"
 DOCS = "docs/conformance.md, 'Why two eras can differ in the last bit'"
 
@@ -156,11 +155,6 @@ def test_init_tox_runs_a_user_project_in_both_eras_and_the_tapes_agree(project):
         assert _hover_message(theirs, here) in out, out[-6000:]
         assert f"the {theirs} tape in {here}: agrees within 1 ulp (DeclaredHover.cross_era_ulps = 4)" in out
         assert f"the {theirs} tape in {here}: agrees (Corridor.cross_era_ulps = 0)" in out
-        pendulum = re.search(
-            f"the {theirs} tape in {here}: agrees within ([1-4]) ulp \\(DoublePendulum.cross_era_ulps = 4\\)", out
-        )
-        assert pendulum, out[-6000:]
-        print(f"measured in the matrix, the {theirs} tape in {here}: DoublePendulum {pendulum.group(1)} ulp per step")
     for out in (first, legacy, again):
         for test in ("test_every_export_agrees_with_the_neutral_env_here", "test_the_env_is_the_same_in_every_era"):
             assert PASSED + test in out, out[-4000:]
@@ -170,19 +164,18 @@ def test_init_tox_runs_a_user_project_in_both_eras_and_the_tapes_agree(project):
     sys.path.insert(0, str(tmp_path))
     try:
         from corridor_pkg import Corridor
-        from corridor_pkg.numeric import DoublePendulum
+        from corridor_pkg.numeric import DeclaredHover
 
         for name in ("py311-numpy2", "py39-numpy1"):
             tape = Tape.load(str(tmp_path / TAPES / f"{name}.npz"))
             results = verify(Corridor, tape, ["neutral", "gymnasium", "sb3", "matlab"], snapshot_at=30)
             assert all(v.agrees for v in results.values()), results
-        # the matrix's two pendulum recordings part after ~100 steps; step by step they differ by a few ulps
-        folder = tmp_path / "tests" / "tapes" / "corridor_pkg.numeric.DoublePendulum"
-        ours, theirs = (Tape.load(str(folder / f"{name}.npz")) for name in ("py311-numpy2", "py39-numpy1"))
-        apart = [float(np.abs(a.obs - b.obs).max()) for a, b in zip(ours.entries, theirs.entries)]
-        assert max(apart[:26]) < 1e-9 and max(apart[100:]) > 1.0, apart
-        results = verify(DoublePendulum, ours, ["neutral", "gymnasium", "sb3", "matlab"], snapshot_at=30)
-        assert all(v.agrees for v in results.values()), results  # (a) here, bit for bit, whatever (b) says
+        # (a) apart from (b): the 3.11 tape of DeclaredHover replays through Gymnasium and SB3 bit for bit
+        folder = tmp_path / "tests" / "tapes" / "corridor_pkg.numeric.DeclaredHover"
+        results = verify(
+            DeclaredHover, Tape.load(str(folder / "py311-numpy2.npz")), ["gymnasium", "sb3"], snapshot_at=30
+        )
+        assert all(v.agrees for v in results.values()), results
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("corridor_pkg", None)
