@@ -142,6 +142,17 @@ def test_simulation_options_list_their_names():
         rlSimulationOptions(MaxStep=10)
 
 
+@pytest.mark.parametrize(
+    "elements, kept",
+    [([True, False], [True, False]), ([False], [False]), (np.array([True, False]), [True, False])],
+    ids=["list", "one", "array"],
+)
+def test_logical_elements_are_kept_as_given(elements, kept):
+    spec = rlFiniteSetSpec(elements)
+    assert spec.Elements == kept and [type(e) for e in spec.Elements] == [bool] * len(kept)
+    assert spec.DataType == "logical"
+
+
 def test_a_logical_finite_set_stays_logical():
     spec = rlFiniteSetSpec([True, False])
     assert spec.Elements == [True, False] and spec.DataType == "logical"
@@ -161,11 +172,29 @@ def test_a_logical_finite_set_stays_logical():
         (dict(LowerLimit=-2, UpperLimit=2.5, DataType="int32"), "UpperLimit", 2.5, 2),
         (dict(LowerLimit=-0.5, DataType="uint8"), "LowerLimit", -0.5, 0),
         (dict(UpperLimit=np.array([[1.0], [7.25]]), DataType="int16"), "UpperLimit", 7.25, 7),
+        (dict(LowerLimit=np.array([[-3.0], [-1.5]]), DataType="int8"), "LowerLimit", -1.5, -1),
+        (dict(LowerLimit=-7.9, UpperLimit=7.9, DataType="int64"), "LowerLimit", -7.9, -7),
+        (dict(UpperLimit=1e-3, DataType="uint16"), "UpperLimit", 0.001, 0),
+        (dict(LowerLimit=2.5, UpperLimit=9, DataType="uint32"), "LowerLimit", 2.5, 3),
+        (dict(UpperLimit=np.float32(100.5), DataType="uint8"), "UpperLimit", 100.5, 100),
+        (dict(LowerLimit=-0.25, UpperLimit=0.25, DataType="int16"), "LowerLimit", -0.25, 0),
     ],
-    ids=["int32-low", "int32-high", "uint8-low", "int16-array"],
+    ids=[
+        "int32-low",
+        "int32-high",
+        "uint8-low",
+        "int16-array",
+        "int8-array",
+        "int64",
+        "uint16",
+        "uint32",
+        "f32",
+        "both",
+    ],
 )
 def test_an_integer_spec_with_a_fractional_limit_is_refused_not_widened(kwargs, prop, value, inward):
-    dims = [2, 1] if isinstance(kwargs.get("UpperLimit"), np.ndarray) else [1, 1]
+    arrays = [v for v in kwargs.values() if isinstance(v, np.ndarray)]
+    dims = list(arrays[0].shape) if arrays else [1, 1]
     text = (
         f"rlNumericSpec {prop} must be a whole number for DataType {kwargs['DataType']!r} (an integer class holds no "
         f'fraction), got {value!r}. Pass {prop}={inward} (the whole limit inside {value!r}), or DataType="double".'
