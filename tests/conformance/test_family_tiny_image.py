@@ -79,3 +79,17 @@ def test_every_view_replays_the_tape():
 def test_mlp_policy_needs_no_extractor(policy):
     require("stable_baselines3")
     assert __import__("bridge").check(tiny_treasure, targets=["sb3"], options={"sb3": {"policy": policy}}).ok
+
+
+def test_rllib_is_told_and_given_the_connector_its_module_needs():
+    require("ray")
+    from bridge.adapters.rllib.export import to_rllib
+    from bridge.adapters.rllib.lowering import needs_flatten
+
+    export = to_rllib(tiny_treasure())
+    assert needs_flatten(export.observation_space)  # train rllib and the view add FlattenObservations
+    (note,) = [p for p in __import__("bridge").check(tiny_treasure, targets=["rllib"]).problems if p.check == "cnn"]
+    assert note.message == (
+        "RLlib's default CNN has no filters for images of 16x16: add RLlib's FlattenObservations connector (an MLP "
+        "reads the image) or your own conv_filters."
+    )
