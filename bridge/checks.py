@@ -23,7 +23,7 @@ import numpy as np
 from bridge import spaces
 from bridge.spaces.base import Mismatch
 
-__all__ = ["value_check", "batch_check", "Check"]
+__all__ = ["value_check", "batch_check", "Check", "copy_observation"]
 
 Check = Callable[[Any, str], Optional[Mismatch]]
 
@@ -133,3 +133,15 @@ def _leaf(space: spaces.Space) -> Check:
 def batch_check(space: spaces.Space, n: int, full: bool) -> Check:
     """``check(batch, path)`` for ``n`` stacked values of ``space`` (what a VectorEnv returns)."""
     return value_check(spaces.batch_space(space, n), full)
+
+
+def copy_observation(obs: Any) -> Any:
+    """A copy of an observation's arrays (Dict and Tuple observations too), so no later write of
+    the env reaches it."""
+    if type(obs) is np.ndarray:
+        return obs.copy()
+    if isinstance(obs, dict):
+        return {k: copy_observation(v) for k, v in obs.items()}
+    if isinstance(obs, tuple):
+        return tuple(copy_observation(v) for v in obs)
+    return obs

@@ -50,18 +50,6 @@ def kind_of(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
-def copy_observation(obs: Any) -> Any:
-    """A copy of an observation's arrays (Dict and Tuple observations too), so no later write of
-    the env reaches it."""
-    if type(obs) is np.ndarray:
-        return obs.copy()
-    if isinstance(obs, dict):
-        return {k: copy_observation(v) for k, v in obs.items()}
-    if isinstance(obs, tuple):
-        return tuple(copy_observation(v) for v in obs)
-    return obs
-
-
 class Guard:
     """The lifecycle and output checks of one export around one user env.
 
@@ -260,7 +248,7 @@ class Guard:
                 guard._end(f"{'terminated' if terminated else 'truncated'}=True at step {guard.steps}")
                 # the last observation outlives the reset that follows (SB3's terminal_observation,
                 # autoreset's final obs): an env that reuses its buffer would overwrite it. Once per episode.
-                obs = copy_observation(obs)
+                obs = checks.copy_observation(obs)
                 out = (obs, reward, terminated, truncated, info)
             if encode is not None:
                 return encode(obs), reward, terminated, truncated, info

@@ -25,7 +25,10 @@ BAD = [
     (["check", "envbridge/GridWorld-v0", "--target", "nope"], "envbridge check: SpecError: check target must be"),
     (["conform", "envbridge/GridWorld-v0", "--record", "t.npz", "--steps", "0"], "envbridge conform: --steps must"),
     (["conform", "envbridge/GridWorld-v0", "--verify", "absent.npz"], "envbridge conform: "),
-    (["conform", "envbridge/GridWorld-v0", "--record", "/dev/null/t.npz"], "envbridge conform: SpecError: --record must"),
+    (
+        ["conform", "envbridge/GridWorld-v0", "--record", "/dev/null/t.npz"],
+        "envbridge conform: SpecError: --record must",
+    ),
     (["conform", "envbridge/GridWorld-v0", "--verify", "/dev/zero"], "envbridge conform: ContractError: tape manifest"),
     (["conform", "envbridge/GridWorld-v0", "--verify", "/dev"], "envbridge conform: ContractError: tape manifest"),
     (["train", "sb3", "--steps", "-5"], "envbridge train sb3: --steps must be a whole number >= 1, got '-5'"),
