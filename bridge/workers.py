@@ -13,8 +13,10 @@ holds a stale reply) and every later call says so; other pools in the process go
 from __future__ import annotations
 
 import math
+import os
 import pickle
 import select
+import signal
 import time
 import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -93,7 +95,11 @@ def check_timeout(timeout: Optional[float], owner: str) -> Optional[float]:
 
 
 def stop_processes(processes: Sequence[Any], grace: float = 0.0) -> None:
-    """Join each process for up to ``grace`` seconds in all, then terminate (and kill) the rest."""
+    """Join each process for up to ``grace`` seconds in all, then terminate (and kill) the rest.
+
+    A worker started by :func:`serve` leads its own process group, so what the env itself forked
+    is killed with it (else it would outlive the pool, reparented to init)."""
+    groups = [p.pid for p in processes if _leads_group(p.pid)]  # asked while each can still answer
     deadline = time.monotonic() + grace
     for process in processes:
         process.join(max(0.0, deadline - time.monotonic()))
@@ -104,6 +110,18 @@ def stop_processes(processes: Sequence[Any], grace: float = 0.0) -> None:
         if process.is_alive():  # ignored SIGTERM
             process.kill()
             process.join()
+    for group in groups:  # the env's own children, left in the worker's group
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except OSError:  # none left
+            pass
+
+
+def _leads_group(pid: Optional[int]) -> bool:
+    try:
+        return pid is not None and os.getpgid(pid) == pid != os.getpgid(0)
+    except (OSError, AttributeError):  # gone already, or no process groups (Windows)
+        return False
 
 
 class Pool:
@@ -257,6 +275,10 @@ def serve(
     and "step-shared" (the action is ``action()``). Once attached, an observation that ``put``
     accepts is written there and the reply is ``("shared", result)`` with None in its place.
     """
+    try:  # a group of its own: the pool's stop kills what the env forks too (see stop_processes)
+        os.setpgid(0, 0)
+    except (OSError, AttributeError):
+        pass
     try:
         env = env_fn()
         conn.send(("ok", describe_env(env)))

@@ -91,3 +91,25 @@ class Echo(Env):
         move = action["move"] if self.steps != self.bad_at else action["move"].astype(np.float64)
         first = self.kept[0]["move"].tolist()
         return self._obs(move, int(action["pick"])), float(action["pick"]), self.steps % 5 == 0, False, {"first": first}
+
+
+class Forker(Env):
+    """Forks a child of its own at construction (a helper process, say) and writes its pid to
+    ``pid_file``; the child sleeps until killed."""
+
+    def __init__(self, pid_file: str) -> None:
+        self.observation_space = spaces.Box(0.0, 1.0, (1,), np.float32)
+        self.action_space = spaces.Discrete(2)
+        child = os.fork()
+        if child == 0:  # the env's own child: sleeps, never returns into the worker loop
+            time.sleep(600)
+            os._exit(0)
+        with open(pid_file, "w") as f:
+            f.write(str(child))
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        return np.zeros(1, dtype=np.float32), {}
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, dict]:
+        return np.zeros(1, dtype=np.float32), 0.0, False, False, {}
