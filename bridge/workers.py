@@ -69,7 +69,15 @@ def timed_out(call: str, timeout: float) -> Complaint:
     """The worker did not answer ``call`` within ``timeout`` seconds."""
     expectation = f"answer a {call} call within {timeout:g} s"
     fix = "Find where the env blocks, or pass a larger timeout"
+    if call == "build":  # say what governs building: not the per-call timeout alone
+        fix = f"Find where the env's constructor blocks; building may take max(timeout, {BUILD_TIMEOUT:g} s)"
     return expectation, "no answer (the worker is still running)", fix
+
+
+def build_limit(timeout: Optional[float]) -> float:
+    """Seconds a worker may take to build its env: frameworks may import first (TensorFlow takes
+    seconds), so at least :data:`BUILD_TIMEOUT`, more when the per-call ``timeout`` is larger."""
+    return BUILD_TIMEOUT if timeout is None else max(timeout, BUILD_TIMEOUT)
 
 
 def describe(exc: BaseException) -> str:
@@ -185,9 +193,7 @@ class Pool:
         Replies are the raw objects the workers sent; :meth:`check_reply` is the caller's to apply
         when the worker loop reports errors in band. ``when`` overrides ``where(index)``.
         """
-        limit = self.timeout
-        if call == "build" and limit == DEFAULT_TIMEOUT:  # the default leaves room for heavy imports
-            limit = BUILD_TIMEOUT
+        limit = build_limit(self.timeout) if call == "build" else self.timeout
         deadline = None if limit is None else time.monotonic() + limit
         replies: Dict[int, Any] = {}
         pending = list(dict.fromkeys(indices))

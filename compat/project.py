@@ -147,7 +147,7 @@ def conformance_test(envs: List[str]) -> str:
         while name in names:  # Env, then Env2 (or Env3 when an attr is itself Env2)
             name, k = f"{attr}{k}", k + 1
         names.add(name)
-        classes.append(_CLASS.format(name=name, alias=f"{attr}_{i}", folder=env.replace(":", ".")))
+        classes.append(_CLASS.format(name=name, attr=attr, alias=f"{attr}_{i}", folder=env.replace(":", ".")))
     return _TEST.format(version=__version__, imports="\n".join(imports), classes="".join(classes))
 
 
