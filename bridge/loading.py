@@ -2,8 +2,9 @@
 remote env runners.
 
 :func:`resolve` takes a registered id (with its make kwargs), ``module:attr`` or
-``path/to/file.py:attr``, an env of another framework as ``scheme:id`` (:data:`SCHEMES`:
-``gymnasium:CartPole-v1``, ``gym:CartPole-v1``; the rest goes to that framework's make) (after importing the user's modules that register ids, ``--import``), a
+``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), an
+env of another framework as ``scheme:id`` (:data:`SCHEMES`: ``gymnasium:CartPole-v1``,
+``gym:CartPole-v1``; the rest and the make kwargs go to that framework's importer), a
 factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
 :class:`bridge.VectorEnv` class or instance; it says whether it built the env (so a refused export
 closes what it built, never the caller's env). :func:`load_env` is the same for a string alone.

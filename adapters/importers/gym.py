@@ -57,8 +57,14 @@ def from_gym(
         raise error(SpecError, f"{subject} env", "be a gym id or gym.Env", type(env_or_id).__name__, fix)
     try:
         return ForeignEnv(
-            env, gym, api="gym", seed_by_reset=seeds_by_reset(env), drop_keys=drop_keys,
-            determinism=determinism, snapshot=snapshot, subject=subject,
+            env,
+            gym,
+            api="gym",
+            seed_by_reset=seeds_by_reset(env),
+            drop_keys=drop_keys,
+            determinism=determinism,
+            snapshot=snapshot,
+            subject=subject,
         )
     except Exception:
         if built:

@@ -54,8 +54,14 @@ def from_gymnasium(
         raise error(SpecError, f"{subject} env", "be a Gymnasium id or gymnasium.Env", type(env_or_id).__name__, fix)
     try:
         return ForeignEnv(
-            env, gymnasium, api="gymnasium", seed_by_reset=True, drop_keys=drop_keys,
-            determinism=determinism, snapshot=snapshot, subject=subject,
+            env,
+            gymnasium,
+            api="gymnasium",
+            seed_by_reset=True,
+            drop_keys=drop_keys,
+            determinism=determinism,
+            snapshot=snapshot,
+            subject=subject,
         )
     except Exception:
         if built:

@@ -37,11 +37,19 @@ _GYM_END_KEYS = ("TimeLimit.truncated", "is_terminal")
 def snapshot_hooks(snapshot: Any, determinism: str, subject: str) -> Any:
     """The checked ``snapshot`` option: None (pickle, weak only), "deepcopy" or (get_state, set_state)."""
     if determinism not in DETERMINISM:
-        raise error(SpecError, f"{subject} determinism", f"be one of {list(DETERMINISM)}", repr(determinism), "Pass e.g. determinism='weak'")
+        raise error(
+            SpecError,
+            f"{subject} determinism",
+            f"be one of {list(DETERMINISM)}",
+            repr(determinism),
+            "Pass e.g. determinism='weak'",
+        )
     hooks = isinstance(snapshot, tuple) and len(snapshot) == 2 and all(callable(f) for f in snapshot)
     if snapshot is not None and snapshot != "deepcopy" and not hooks:
         fix = "Pass snapshot='deepcopy' or snapshot=(get_state, set_state), two functions of the env"
-        raise error(SpecError, f"{subject} snapshot", "be 'deepcopy' or a (get_state, set_state) pair", repr(snapshot), fix)
+        raise error(
+            SpecError, f"{subject} snapshot", "be 'deepcopy' or a (get_state, set_state) pair", repr(snapshot), fix
+        )
     if determinism == "strong" and snapshot is None:
         fix = "Pass snapshot='deepcopy' (the checker replays it in a fresh instance) or snapshot=(get_state, set_state)"
         raise error(SpecError, f"{subject} determinism='strong'", "come with a snapshot", "snapshot=None", fix)
@@ -70,7 +78,9 @@ class ForeignEnv(Env):
         subject: str = "from_gymnasium",
     ) -> None:
         self._snapshot = snapshot_hooks(snapshot, determinism, subject)
-        self.observation_space, self._obs_in, _ = raise_space(env.observation_space, "observation_space", fw.spaces, drop_keys)
+        self.observation_space, self._obs_in, _ = raise_space(
+            env.observation_space, "observation_space", fw.spaces, drop_keys
+        )
         self.action_space, _, self._act_out = raise_space(env.action_space, "action_space", fw.spaces)
         self.env, self.api, self._seed_by_reset = env, api, seed_by_reset
         self.determinism = determinism
@@ -148,7 +158,9 @@ class ForeignEnv(Env):
             raw = pickle.dumps(pickle.loads(pickle.dumps(self.env)))
         except Exception as e:
             fix = "Pass snapshot=(get_state, set_state) hooks, or determinism='none'"
-            raise error(ContractError, f"{self._subject} snapshot", "pickle the env", f"{type(e).__name__}: {e}", fix) from e
+            raise error(
+                ContractError, f"{self._subject} snapshot", "pickle the env", f"{type(e).__name__}: {e}", fix
+            ) from e
         return np.frombuffer(raw, np.uint8).copy()  # plain data: an ndarray survives the snapshot codecs
 
     def set_state(self, state: Any) -> None:

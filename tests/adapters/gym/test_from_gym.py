@@ -124,7 +124,9 @@ def test_gym_0_21_seeds_through_seed_and_reads_a_bare_done_as_terminated():
     assert [env.step(np.int64(0))[2:4] for _ in range(3)] == [(False, False), (False, False), (True, False)]
 
 
-@pytest.mark.parametrize("info, end", [({"TimeLimit.truncated": True}, (False, True)), ({"TimeLimit.truncated": False}, (True, False))])
+@pytest.mark.parametrize(
+    "info, end", [({"TimeLimit.truncated": True}, (False, True)), ({"TimeLimit.truncated": False}, (True, False))]
+)
 def test_gym_0_21_done_with_the_time_limit_key(info, end):
     env = from_gym(Gym021(info=info))
     env.reset(seed=0)

@@ -25,13 +25,21 @@ class DictEnv(gymnasium.Env):
     """A Dict observation (float64 Box, Discrete with start, image) driven by the env's np_random."""
 
     observation_space = G.Dict(
-        [("pos", G.Box(-1.0, 1.0, (2,), np.float64)), ("level", G.Discrete(3)), ("view", G.Box(0, 255, (3, 3, 1), np.uint8))]
+        [
+            ("pos", G.Box(-1.0, 1.0, (2,), np.float64)),
+            ("level", G.Discrete(3)),
+            ("view", G.Box(0, 255, (3, 3, 1), np.uint8)),
+        ]
     )
     action_space = G.Discrete(2)
 
     def _obs(self):
         r = self.np_random
-        return {"pos": r.uniform(-1, 1, 2), "level": np.int64(r.integers(0, 3)), "view": r.integers(0, 256, (3, 3, 1), dtype=np.uint8)}
+        return {
+            "pos": r.uniform(-1, 1, 2),
+            "level": np.int64(r.integers(0, 3)),
+            "view": r.integers(0, 256, (3, 3, 1), dtype=np.uint8),
+        }
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -104,7 +112,9 @@ def test_the_neutral_tape_equals_the_native_run_and_shares_its_generator():
 
 def test_weak_by_default_and_strong_with_a_deepcopy_snapshot_pass_the_check():
     assert bridge.check(bridge.from_gymnasium("CartPole-v1"), targets=[]).ok
-    report = bridge.check(lambda: bridge.from_gymnasium("CartPole-v1", determinism="strong", snapshot="deepcopy"), targets=[])
+    report = bridge.check(
+        lambda: bridge.from_gymnasium("CartPole-v1", determinism="strong", snapshot="deepcopy"), targets=[]
+    )
     assert report.ok and not report.problems  # no note: the fresh-instance replay ran
     env = bridge.from_gymnasium(DictEnv(), determinism="strong", snapshot="deepcopy")
     env.reset(seed=0)

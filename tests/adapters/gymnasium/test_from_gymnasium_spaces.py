@@ -77,7 +77,9 @@ def test_dict_keeps_its_order_and_tuple_its_entries():
     space = G.Dict([("z", G.Discrete(3)), ("a", G.Tuple((G.Box(-1, 1, (2,)), G.MultiBinary(2))))])
     got = _obs(space)
     assert list(got.keys()) == ["z", "a"]
-    assert got == spaces.Dict([("z", spaces.Discrete(3)), ("a", spaces.Tuple([spaces.Box(-1, 1, (2,)), spaces.MultiBinary(2)]))])
+    assert got == spaces.Dict(
+        [("z", spaces.Discrete(3)), ("a", spaces.Tuple([spaces.Box(-1, 1, (2,)), spaces.MultiBinary(2)]))]
+    )
     obs, _ = from_gymnasium(Probe(space)).reset(seed=0)
     assert type(obs["z"]) is np.int64 and type(obs["a"]) is tuple and got.contains(obs)
 
@@ -111,9 +113,7 @@ BOOL_BOX = (
     "observation_space must be a Box of a float or integer dtype, got Box of dtype bool. "
     "Declare it as a MultiBinary (int8) in the env."
 )
-UINT64_MULTI_DISCRETE = (
-    "action_space must be a MultiDiscrete whose dtype fits int64, got MultiDiscrete of dtype uint64. Use dtype=np.int64."
-)
+UINT64_MULTI_DISCRETE = "action_space must be a MultiDiscrete whose dtype fits int64, got MultiDiscrete of dtype uint64. Use dtype=np.int64."
 DROP_NOT_DICT = (
     "observation_space drop_keys must name keys of a Dict space, got ['mission'] with a Box space. "
     "Pass drop_keys only for an env that observes a Dict."
