@@ -175,7 +175,7 @@ class RemoteEnv(Env):
 
     # -- the handshake -----------------------------------------------------------------------
     def _handshake(self) -> dict:
-        reply = self.pool.receive(0, "hello", "at start")
+        reply = self.pool.receive(0, "build", "at start")  # starting may import heavy modules: the build deadline
         ok = isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "hello" and isinstance(reply[1], dict)
         if not ok:
             self.pool.fault(0, _garbled("hello", f"{protocol.shown(reply)}"), "at start")
@@ -249,6 +249,8 @@ class RemoteEnv(Env):
         if call == "send":
             fix = "Keep info and observations plain data (numbers, strings, arrays, dicts, lists, tuples)"
             return "send plain data back", text, fix
+        if call == "build":  # the resolver's own sentence (or the factory's error), as the host said it
+            return "build the env without raising", text, "Fix what it says (the host's traceback is on RemoteEnv.host_traceback)"
         expectation, actual, fix = raised(str(call), text)
         frame = _last_frame(trace)
         if frame:
@@ -270,7 +272,7 @@ class RemoteEnv(Env):
 
 def _garbled(call: str, text: str) -> Complaint:
     fix = "Point python= at an interpreter with this envbridge installed (its host speaks the frames)"
-    return f"answer {call} with a envbridge host frame", text, fix
+    return f"answer {call} with an envbridge host frame", text, fix
 
 
 def _last_frame(trace: str) -> str:

@@ -70,17 +70,14 @@ def serve(in_fd: int, out_fd: int) -> None:
                     env, result = build(payload)
                 else:
                     result = answer(env, command, payload)
-            except BridgeError as e:
-                if command in REFUSABLE:  # a refused snapshot leaves the env as it was: it stays usable
+            except Exception as e:  # noqa: BLE001 - reported to the driver, named there
+                if isinstance(e, BridgeError) and command in REFUSABLE:  # the env is as it was: still usable
                     reply: Any = ("refused", command, str(e), type(e).__name__)
                 else:
                     text = traceback.format_exc()
                     sys.stderr.write(text)
-                    reply = ("error", command, describe(e), text)
-            except Exception as e:  # noqa: BLE001 - reported to the driver, named there
-                text = traceback.format_exc()
-                sys.stderr.write(text)
-                reply = ("error", command, describe(e), text)
+                    said = f"{type(e).__name__}: {e}" if isinstance(e, BridgeError) else describe(e)
+                    reply = ("error", command, said, text)
             else:
                 reply = ("ok", result)
             try:
