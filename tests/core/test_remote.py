@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import sys
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 from support import raises_exactly
 
 import bridge
+import bridge.hosted.client
 import bridge.loading
 import bridge.snapshot
 from bridge.errors import ContractError, SpecError
@@ -176,3 +178,20 @@ def test_an_era_name_without_its_variable():
         "ENVBRIDGE_PYTHON_NOSUCHERA=/path/to/that/venv/bin/python, or pass the interpreter's path.",
     ):
         bridge.remote("envbridge/GridWorld-v0", python="nosuchera")
+
+
+def test_a_tape_recorded_in_the_host_era_replays_through_the_remote_env(tmp_path):
+    from bridge.conformance import Tape, verify
+
+    python = bridge.hosted.client.host_python(other_python())
+    tape_path = str(tmp_path / "tape.npz")
+    recorded = subprocess.run(
+        [python, "-m", "bridge.cli", "conform", "envbridge/GridWorld-v0", "--record", tape_path, "--steps", "40"],
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    tape = Tape.load(tape_path)
+    results = verify(lambda: bridge.remote("envbridge/GridWorld-v0", python=python), tape, ["neutral"], snapshot_at=13)
+    assert results["neutral"].agrees, results["neutral"].detail
