@@ -15,9 +15,7 @@ import select
 import subprocess
 import sys
 import tempfile
-from typing import Any, Callable, Dict, Iterable, Optional, Tuple
-
-
+from typing import Any, Dict, Iterable, Optional, Tuple
 
 from bridge import spaces
 from bridge.env import Env
@@ -250,7 +248,11 @@ class RemoteEnv(Env):
             fix = "Keep info and observations plain data (numbers, strings, arrays, dicts, lists, tuples)"
             return "send plain data back", text, fix
         if call == "build":  # the resolver's own sentence (or the factory's error), as the host said it
-            return "build the env without raising", text, "Fix what it says (the host's traceback is on RemoteEnv.host_traceback)"
+            return (
+                "build the env without raising",
+                text,
+                "Fix what it says (the host's traceback is on RemoteEnv.host_traceback)",
+            )
         expectation, actual, fix = raised(str(call), text)
         frame = _last_frame(trace)
         if frame:
@@ -300,6 +302,3 @@ def remote(
         imports: modules the host imports first (ids they register), as ``--import``.
     """
     return RemoteEnv(source, python=python, timeout=timeout, kwargs=kwargs, imports=imports)
-
-
-

@@ -59,7 +59,7 @@ def encode(tree: Any, limits: Limits = LIMITS) -> bytes:
     arrays: List[np.ndarray] = []
 
     def leaf(array: np.ndarray, scalar: bool) -> Tuple[Any, int]:
-        arrays.append(np.require(_plaindata.plain(array), requirements='C'))  # keeps 0-d arrays 0-d
+        arrays.append(np.require(_plaindata.plain(array), requirements="C"))  # keeps 0-d arrays 0-d
         return {_plaindata.SCALAR if scalar else _plaindata.ARRAY: len(arrays) - 1}, 1
 
     body, depth = _plaindata.encode(tree, leaf, limits.max_json_depth)

@@ -40,8 +40,11 @@ def faulty(how: str, timeout: float = 30.0) -> bridge.RemoteEnv:
 
 def stopped(env: bridge.RemoteEnv) -> None:
     assert env.process.exitcode is not None  # the host is gone, not an orphan
-    with raises_exactly(ContractError, f"remote env {env.source!r} must be open to step or reset, got a pool "
-                        f"poisoned by: {env.pool.failure}. Build a new one."):
+    with raises_exactly(
+        ContractError,
+        f"remote env {env.source!r} must be open to step or reset, got a pool "
+        f"poisoned by: {env.pool.failure}. Build a new one.",
+    ):
         env.step(0)
 
 
@@ -87,7 +90,7 @@ def test_env_raises_in_the_host_names_env_step_and_traceback():
     with raises_exactly(
         ContractError,
         f"{env.pool.names[0]} at step 2 must step without raising, got ValueError: the pole broke "
-        f'(File "{ENVS}", line {line}, in step). Fix the error in the env\'s step() (the host\'s traceback '
+        f"(File \"{ENVS}\", line {line}, in step). Fix the error in the env's step() (the host's traceback "
         "is on RemoteEnv.host_traceback); every worker of this pool is closed.",
     ):
         env.step(0)
@@ -159,7 +162,9 @@ def test_protocol_garbage_from_a_fake_host(tmp_path):
 
 def test_version_mismatch_is_refused(tmp_path):
     hello = "('hello', {'envbridge': '9.9.9', 'protocol': 1, 'python': '3.9.0', 'numpy': '1.19.5'})"
-    body = f"import os, time\nfrom bridge.hosted import protocol\nos.write(1, protocol.encode({hello}))\ntime.sleep(60)\n"
+    body = (
+        f"import os, time\nfrom bridge.hosted import protocol\nos.write(1, protocol.encode({hello}))\ntime.sleep(60)\n"
+    )
     python = _fake_python(tmp_path, body)
     with raises_exactly(
         ContractError,
