@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import logging
 import os
 import re
 import sys
@@ -211,6 +212,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
     key = command_of(args)
     importable_cwd()  # `envbridge check mymod:MyEnv` finds mymod.py here, as `python -m` would
+    level = logging.getLogger("bridge").level
+    shown = _show_runtime_prints() if getattr(args, "verbose", False) else None
     try:
         import_modules(getattr(args, "imports", []))
         if getattr(args, "host_python", None):
@@ -222,6 +225,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         if getattr(args, "verbose", False) and e.__cause__ is not None:
             traceback.print_exception(type(e.__cause__), e.__cause__, e.__cause__.__traceback__, file=sys.stderr)
         return 2
+    finally:
+        if shown is not None:
+            logging.getLogger("bridge").removeHandler(shown)
+            logging.getLogger("bridge").setLevel(level)
+
+
+def _show_runtime_prints() -> logging.Handler:
+    """--verbose: what envbridge keeps quiet for a runtime (logged under "bridge", at INFO) on stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger = logging.getLogger("bridge")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    return handler
 
 
 if __name__ == "__main__":
