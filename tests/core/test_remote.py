@@ -6,6 +6,7 @@ one (core-py39 <-> core-py311 of the dev set-up); a missing one fails, never ski
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import subprocess
@@ -200,3 +201,19 @@ def test_a_tape_recorded_in_the_host_era_replays_through_the_remote_env(tmp_path
     tape = Tape.load(tape_path)
     results = verify(lambda: bridge.remote("envbridge/GridWorld-v0", python=python), tape, ["neutral"], snapshot_at=13)
     assert results["neutral"].agrees, results["neutral"].detail
+
+
+def test_n_remote_copies_behind_the_vector_interface():
+    make = functools.partial(bridge.remote, "envbridge/GridWorld-v0", python=other_python())
+    vec = bridge.vectorize(make, 2)
+    local = bridge.vectorize(functools.partial(bridge.make, "envbridge/GridWorld-v0"), 2)
+    try:
+        assert np.array_equal(vec.reset(seed=3)[0], local.reset(seed=3)[0])
+        for actions in ([1, 2], [3, 3], [0, 1]):
+            got, want = vec.step(np.array(actions)), local.step(np.array(actions))
+            assert all(np.array_equal(g, w) for g, w in zip(got[:4], want[:4]))
+        hosts = [env.process for env in vec.envs]
+    finally:
+        vec.close()
+        local.close()
+    assert all(host.exitcode == 0 for host in hosts)
