@@ -1,6 +1,6 @@
-"""Cross-era must-shows run by hand from the modern venv (not in CI: the modern tox env would have to
-wait for the legacy one): ``ENVBRIDGE_ERA=modern python -m pytest tests/remote``. The legacy
-interpreter is $ENVBRIDGE_PYTHON_LEGACY, else the legacy venv next to this one."""
+"""SB3 (3.11, numpy 2) on a gym-0.23-only env hosted in 3.9 (numpy 1.19.5). The legacy interpreter is
+$ENVBRIDGE_PYTHON_LEGACY (the modern tox env builds that host venv first: numpy and gym at the
+legacy pins), else the legacy venv next to this one."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """DreamerV2 (3.9, numpy 1.19, TensorFlow 2.6) through ``api.train`` on an env hosted in the modern
-venv (3.11, numpy 2), run by hand from the legacy venv:
-``ENVBRIDGE_ERA=legacy python -m pytest tests/remote/test_cross_era_dreamerv2.py``. The modern
-interpreter is $ENVBRIDGE_PYTHON_MODERN, else the modern venv next to this one."""
+interpreter (3.11, numpy 2). The modern interpreter is $ENVBRIDGE_PYTHON_MODERN (the legacy tox env
+builds that host venv first: numpy 2 and this checkout), else the modern venv next to this one."""
 
 from __future__ import annotations
 
