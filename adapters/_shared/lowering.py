@@ -205,8 +205,10 @@ def _fast_batch(shape: Tuple[int, ...], low: np.ndarray, high: np.ndarray, integ
         top = limit.flat[0] if limit.size and (limit == limit.flat[0]).all() else None
         largest = np.maximum.reduce
 
-        # up to 16 envs, Python comparisons (~290 instructions an element) beat the numpy reduce
-        # (~13k a batch, whatever its size); callgrind, numpy 2
+        # up to 16 envs, Python comparisons, not the numpy reduce: 11.1k instructions a check of 16
+        # CartPole actions against 14.8k, i.e. +3.7k a batch step, 1.2 % of the batched row of
+        # benchmarks/bench_sb3_vec.py --instructions at N=16 (the full check: 37.0k); the check
+        # alone under callgrind, numpy 2
         small = 16 if top is not None else 0
         top_int = int(top) if top is not None else None
 
@@ -235,9 +237,8 @@ def _fast_single(
         return lambda x, path: check(x, path, False)
     uniform = bool((low == low.flat[0]).all() and (high == high.flat[0]).all()) if low.size else True
     if uniform and 0 < low.size <= 64:
-        # small arrays: Python comparisons, not numpy's (NaN fails both): 4.7k instructions a check
-        # against 22.1k, i.e. +17.3k instr/step on PointMass, 20 % (the check alone under callgrind, over
-        # benchmarks/bench_gymnasium_instructions.py's PointMass tape)
+        # small arrays: Python comparisons, not numpy's (NaN fails both): +16.7k instr/step on PointMass,
+        # 20 % (benchmarks/bench_gymnasium_instructions.py)
         lo, hi = low.flat[0].item(), high.flat[0].item()
 
         def small(x: Any, path: str) -> Optional[Mismatch]:

@@ -121,8 +121,7 @@ class rlFunctionVectorEnv(VectorEnv):
     def reset_envs(self, mask: np.ndarray, seeds: List[Optional[int]], options: Optional[dict]) -> Tuple[Any, dict]:
         fn = self._reset_fn
         out = fn(self.EnvData, mask, rng=self.np_random) if self._reset_rng else fn(self.EnvData, mask)
-        if type(out) is not tuple or len(out) != 2:  # the common case without a call
-            out = functions.outputs(out, "ResetFcn", RESET_OUTPUTS)
+        out = functions.outputs(out, "ResetFcn", RESET_OUTPUTS)
         observation, data = out
         neutral = self._decode_obs(observation, "ResetFcn output InitialObservation")
         self.EnvData = data
@@ -133,8 +132,7 @@ class rlFunctionVectorEnv(VectorEnv):
         value = self._encode_action(actions)
         fn = self._step_fn
         out = fn(value, self.EnvData, rng=self.np_random) if self._step_rng else fn(value, self.EnvData)
-        if type(out) is not tuple or len(out) != 4:  # the common case without a call
-            out = functions.outputs(out, "StepFcn", STEP_OUTPUTS)
+        out = functions.outputs(out, "StepFcn", STEP_OUTPUTS)
         observation, reward, is_done, data = out
         obs = self._decode_obs(observation, "StepFcn output NextObservation")
         rewards = functions.to_rewards(reward, n)

@@ -234,7 +234,7 @@ class VectorEnv:
             return obs, rewards, terminated, truncated, infos
         ended = terminated | truncated
         # the rows to reset, not ended.any() first: +5.9k instructions a batch step of CartPoleVector(16), 2.2 %
-        # (bench_sb3_vec.py's neutral row, N=16; callgrind)
+        # (the neutral row of benchmarks/bench_sb3_vec.py --instructions, N=16)
         index = ended.nonzero()[0]
         if not len(index):
             return obs, rewards, terminated, truncated, dict(infos, final_obs=obs, _final_obs=ended)
