@@ -62,7 +62,6 @@ class Lowering:
         "invalid_batch",
         "identity",
         "table",
-        "passes_int64",
         "roundings",
     )
 
@@ -79,7 +78,6 @@ class Lowering:
         invalid_batch: Optional[Check] = None,
         identity: bool = False,
         table: Optional[dict] = None,
-        passes_int64: bool = False,
         roundings: Tuple[str, ...] = (),
     ) -> None:
         self.source, self.space = source, space
@@ -89,7 +87,6 @@ class Lowering:
         # every valid runtime value -> its neutral value (small Discrete spaces): keys are ints,
         # so only a Python int or np.int64 may be looked up (True and 1.0 hash like 1)
         self.table = table
-        self.passes_int64 = passes_int64  # decode returns an np.int64 action itself (Discrete from 0)
         self.roundings = tuple(roundings)
 
     def contains(self, y: Any) -> bool:
@@ -99,13 +96,6 @@ class Lowering:
     def expected(self, x: Any) -> Any:
         """What neutral ``x`` becomes through the announced roundings (``x`` itself when lossless)."""
         return self.decode(self.encode(x)) if self.roundings else x
-
-    def lookup_table(self, check: bool = True) -> Optional[dict]:
-        """The :attr:`table` the guard looks int actions up in, or None: unchecked, a decode that
-        :attr:`passes_int64` is cheaper than the lookup."""
-        if self.table is None or (not check and self.passes_int64):
-            return None
-        return self.table
 
     def preparer(self, check: bool = True, path: str = "action") -> Fn:
         """One function, built once: runtime action -> neutral action, raising ContractError (the
