@@ -86,14 +86,13 @@ def numeric_decoder(spec: rlNumericSpec, batch: Optional[int] = None) -> Decoder
     ):
         low, high = space.low, space.high
 
-    same = neutral == dtype
     ndarray = np.ndarray
 
     def encode(value: Any, subject: str) -> np.ndarray:
         # builtin dtypes are singletons: `is` is the cheap test (an equal non-canonical dtype takes
-        # the general path); copy() costs about half of astype() (callgrind)
+        # the general path)
         if type(value) is ndarray and value.dtype is dtype and value.shape == want:
-            arr = value.copy() if same else value.astype(neutral)  # a copy: the user's buffer may change later
+            arr = value.astype(neutral)  # a copy: the user's buffer may change later
         else:
             arr = _lossless(value, spec, subject, want, batch).astype(neutral)
         if low is not None:
