@@ -86,13 +86,16 @@ def numeric_decoder(spec: rlNumericSpec, batch: Optional[int] = None) -> Decoder
     ):
         low, high = space.low, space.high
 
+    same = neutral == dtype
     ndarray = np.ndarray
 
     def encode(value: Any, subject: str) -> np.ndarray:
         # builtin dtypes are singletons: `is` is the cheap test (an equal non-canonical dtype takes
-        # the general path)
+        # the general path); copy(), not astype(): +0.35k instr/step, 0.6 % of the rlFunctionEnv
+        # cart-pole step (benchmarks/bench_matlab.py --instructions); under 1 %, kept with the batched
+        # shortcuts (see vector_env.step_envs)
         if type(value) is ndarray and value.dtype is dtype and value.shape == want:
-            arr = value.astype(neutral)  # a copy: the user's buffer may change later
+            arr = value.copy() if same else value.astype(neutral)  # a copy: the user's buffer may change later
         else:
             arr = _lossless(value, spec, subject, want, batch).astype(neutral)
         if low is not None:
