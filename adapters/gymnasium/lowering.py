@@ -191,7 +191,6 @@ def _lower_discrete(space: ns.Discrete) -> Lowering:
         decode_batch=(lambda y: np.asarray(y, dtype=np.int64) + start) if start else _int64_array,
         invalid_batch=invalid_batch,
         table=discrete_table(n, start),
-        passes_int64=start == 0,
     )
 
 

@@ -40,15 +40,11 @@ def test_discrete_with_start_is_offset_to_zero_and_back():
     assert export.neutral.unwrapped.last == -1 and type(export.neutral.unwrapped.last) is np.int64
     export.step(2)
     assert export.neutral.unwrapped.last == 1
-    # the guard's table: always with checks; unchecked only where decode cannot pass np.int64 through
+    # the guard's table, checked or not: every runtime index to its neutral np.int64
     shifted = lower(spaces.Discrete(3, start=-1), path="action", options={})
     plain = lower(spaces.Discrete(3), path="action", options={})
-    assert shifted.lookup_table(check=False) == {0: -1, 1: 0, 2: 1} and plain.lookup_table(check=True) == {
-        0: 0,
-        1: 1,
-        2: 2,
-    }
-    assert plain.lookup_table(check=False) is None and plain.decode(np.int64(2)) == 2
+    assert shifted.table == {0: -1, 1: 0, 2: 1} and plain.table == {0: 0, 1: 1, 2: 2}
+    assert plain.decode(np.int64(2)) == 2
 
 
 def test_2d_multidiscrete_is_flattened_and_reshaped_back():
