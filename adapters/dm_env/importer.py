@@ -17,7 +17,7 @@ import inspect
 from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
-from dm_env import specs
+from bridge.adapters.dm_env.lowering import specs
 
 from bridge import spaces
 from bridge.env import Env
@@ -39,9 +39,9 @@ def to_neutral_space(spec: Any, path: str = "observation") -> spaces.Space:
     dtype = np.dtype(spec.dtype)
     if dtype.kind not in "iuf":
         fix = "Declare it as an integer BoundedArray(minimum=0, maximum=1) in the env"
-        raise error(ConversionError, path, "have a numeric dtype (dm_env bool specs have no neutral twin)", dtype, fix)
+        raise error(ConversionError, path, "have a numeric dtype (dm_env bool specs have no neutral twin)", dtype.name, fix)
     if isinstance(spec, specs.DiscreteArray):
-        if spec.shape == () and dtype == np.int64:
+        if spec.shape == ():  # any integer dtype: the neutral int64 holds its values; actions go back cast
             return spaces.Discrete(spec.num_values)
         low, high = np.zeros(spec.shape, dtype), np.full(spec.shape, spec.num_values - 1, dtype)
     elif isinstance(spec, specs.BoundedArray):
@@ -71,6 +71,18 @@ def _decoder(space: spaces.Space) -> Callable[[Any], Any]:
     return lambda y: y if type(y) is np.ndarray and y.dtype is dtype else np.asarray(y, dtype=dtype)
 
 
+def _encoder(spec: Any) -> Callable[[Any], Any]:
+    """Neutral action -> the dm_env action of ``spec`` (each leaf at the spec's own dtype)."""
+    if isinstance(spec, dict):
+        parts = [(k, _encoder(s)) for k, s in spec.items()]
+        return lambda x: {k: enc(x[k]) for k, enc in parts}
+    if isinstance(spec, (tuple, list)):
+        items = [_encoder(s) for s in spec]
+        return lambda x: tuple(enc(v) for enc, v in zip(items, x))
+    dtype = np.dtype(spec.dtype)
+    return lambda x: x if type(x) is np.ndarray and x.dtype is dtype else np.asarray(x, dtype=dtype)
+
+
 class DmEnvSource(Env):
     """A dm_env ``Environment`` behind the neutral API (build it with :func:`from_dm_env`)."""
 
@@ -84,6 +96,7 @@ class DmEnvSource(Env):
             fix = "Sum or pick one reward in a wrapper of the dm_env env"
             raise error(ConversionError, "reward_spec()", "be a scalar specs.Array", got, fix)
         self._decode = _decoder(self.observation_space)
+        self._encode = _encoder(env.action_spec())
         self._takes_seed = "seed" in inspect.signature(env.reset).parameters
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
@@ -107,7 +120,7 @@ class DmEnvSource(Env):
         return self._decode(step.observation), {}
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        step = self.dm_env.step(action)
+        step = self.dm_env.step(self._encode(action))
         if step.last():
             terminated = float(step.discount) == 0.0
             return self._decode(step.observation), float(step.reward), terminated, not terminated, {}

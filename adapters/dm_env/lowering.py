@@ -12,16 +12,18 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Tuple
 
-import dm_env
 import numpy as np
 from bridge.adapters._shared.lowering import Check, Fn, Lowering, array_checks, same
-from dm_env import specs
 
 from bridge import spaces
+from bridge.compat import optional_import
 from bridge.errors import ConversionError, error
 from bridge.spaces.base import Mismatch, _describe
 
-__all__ = ["to_dm_spec", "lower", "dm_env"]
+dm_env = optional_import("dm_env", "the dm_env export")
+specs = dm_env.specs
+
+__all__ = ["to_dm_spec", "lower", "dm_env", "specs"]
 
 _FIX = "Clip it into the bounds of env.action_spec()"
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any, Dict
 
 import numpy as np
-import tree
 from bridge.adapters.dm_env.export import to_dm_env
 
 from bridge.checker.report import Report
+from bridge.compat import optional_import
 from bridge.env import Env, TimeLimit
 from bridge.errors import ConversionError
 
 T = "dm_env"
+tree = optional_import("tree", "the dm_env check")
 
 
 def dm_env_profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
