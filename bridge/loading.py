@@ -14,6 +14,7 @@ import os
 import sys
 from typing import Any, Dict, Iterable, Optional, Tuple
 
+from bridge import runtimes
 from bridge.env import Env
 from bridge.errors import BridgeError, ContractError, SpecError, error, message
 from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
@@ -66,6 +67,10 @@ def _import_file(path: str) -> Any:
     return module
 
 
+# foreign sources, "scheme:name" -> the importer's factory of name ("module:attr", loaded on first use)
+SCHEMES = {"dm_control": "bridge.adapters.dm_env.importer:dm_control"}
+
+
 def env_source(name: str) -> Any:
     """What ``name`` names: the id itself (str), or the class, factory or instance at ``attr``."""
     if not isinstance(name, str) or not name:
@@ -77,6 +82,9 @@ def env_source(name: str) -> Any:
         known += "" if known.endswith("?") else "."
         fix = f"{known} If a module of yours registers it, pass --import MODULE; or name the env as {_FORMS}"
         raise SpecError(message("env id", "be registered", repr(name), fix))
+    scheme, _, rest = name.partition(":")
+    if scheme in SCHEMES:  # a foreign env through its importer
+        return runtimes.load(SCHEMES[scheme])(rest)
     where, _, attr = name.rpartition(":")
     if where.endswith(".py"):
         target = _import_file(where)

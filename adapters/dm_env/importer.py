@@ -14,16 +14,18 @@ env for a seeded reset; an instance is reset with its own seed unless its ``rese
 from __future__ import annotations
 
 import inspect
+import os
 from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 from bridge.adapters.dm_env.lowering import specs
 
 from bridge import spaces
+from bridge.compat import optional_import
 from bridge.env import Env
 from bridge.errors import ContractError, ConversionError, SpecError, error, message
 
-__all__ = ["from_dm_env", "DmEnvSource", "to_neutral_space"]
+__all__ = ["from_dm_env", "DmEnvSource", "to_neutral_space", "dm_control"]
 
 _FIX = "Use specs.Array, BoundedArray or DiscreteArray (nested in dicts or tuples)"
 
@@ -152,3 +154,18 @@ def from_dm_env(env: Any) -> DmEnvSource:
             built.close()
             raise
     return DmEnvSource(env)
+
+
+def dm_control(name: str) -> Callable[[], DmEnvSource]:
+    """The factory of the CLI source ``dm_control:DOMAIN-TASK`` (e.g. ``cartpole-swingup``): a
+    neutral env over ``suite.load(DOMAIN, TASK, task_kwargs={"random": seed})``, where ``seed`` is
+    the one given to ``reset(seed=)`` (0 until then)."""
+    if "MUJOCO_GL" not in os.environ and not os.environ.get("DISPLAY"):
+        # no display: dm_control's import would try GLFW and warn; the neutral env never renders
+        os.environ["MUJOCO_GL"] = "disable"
+    suite = optional_import("dm_control.suite", "the dm_control source")
+    domain, _, task = name.partition("-")
+    if (domain, task) not in suite.ALL_TASKS:
+        fix = "Pick a pair of dm_control.suite.ALL_TASKS, e.g. dm_control:cartpole-swingup"
+        raise SpecError(message("dm_control source", "name a suite task as DOMAIN-TASK", repr(name), fix))
+    return lambda: from_dm_env(lambda seed: suite.load(domain, task, task_kwargs={"random": seed}))
