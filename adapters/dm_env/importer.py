@@ -19,9 +19,9 @@ from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 from bridge.adapters.dm_env.lowering import specs
+from bridge.compat import optional_import
 
 from bridge import spaces
-from bridge.compat import optional_import
 from bridge.env import Env
 from bridge.errors import ContractError, ConversionError, SpecError, error, message
 
@@ -41,7 +41,9 @@ def to_neutral_space(spec: Any, path: str = "observation") -> spaces.Space:
     dtype = np.dtype(spec.dtype)
     if dtype.kind not in "iuf":
         fix = "Declare it as an integer BoundedArray(minimum=0, maximum=1) in the env"
-        raise error(ConversionError, path, "have a numeric dtype (dm_env bool specs have no neutral twin)", dtype.name, fix)
+        raise error(
+            ConversionError, path, "have a numeric dtype (dm_env bool specs have no neutral twin)", dtype.name, fix
+        )
     if isinstance(spec, specs.DiscreteArray):
         if spec.shape == ():  # any integer dtype: the neutral int64 holds its values; actions go back cast
             return spaces.Discrete(spec.num_values)

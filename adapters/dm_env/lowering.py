@@ -14,9 +14,9 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 from bridge.adapters._shared.lowering import Check, Fn, Lowering, array_checks, same
+from bridge.compat import optional_import
 
 from bridge import spaces
-from bridge.compat import optional_import
 from bridge.errors import ConversionError, error
 from bridge.spaces.base import Mismatch, _describe
 
@@ -132,7 +132,12 @@ def _tuple_check(space: spaces.Tuple, items: list) -> Check:
 
     def check(y: Any, path: str) -> Optional[Mismatch]:
         if not isinstance(y, (tuple, list)) or len(y) != count:
-            return (path, f"be a tuple of length {count}", _describe(y), "Pass one value per entry of env.action_spec()")
+            return (
+                path,
+                f"be a tuple of length {count}",
+                _describe(y),
+                "Pass one value per entry of env.action_spec()",
+            )
         for i, (inner, value) in enumerate(zip(items, y)):
             found = inner(value, f"{path}[{i}]")
             if found is not None:

@@ -6,9 +6,9 @@ from typing import Any, Dict
 
 import numpy as np
 from bridge.adapters.dm_env.export import to_dm_env
+from bridge.compat import optional_import
 
 from bridge.checker.report import Report
-from bridge.compat import optional_import
 from bridge.env import Env, TimeLimit
 from bridge.errors import ConversionError
 
@@ -45,7 +45,9 @@ def _check_steps(env: Env, exported: Any, report: Report, seed: int) -> None:
             tree.map_structure(lambda s, v: s.validate(v), spec, step.observation)
         except ValueError as e:
             fix = "Return observations of exactly the declared dtype, shape and bounds"
-            report.add(T, "error", "a step observation", "validate against observation_spec()", str(e), fix, "observation")
+            report.add(
+                T, "error", "a step observation", "validate against observation_spec()", str(e), fix, "observation"
+            )
             return
         if step.last():
             terminated, truncated = exported.last_flags

@@ -9,9 +9,10 @@ from support import raises_exactly, require
 require("dm_env")
 suite = require("dm_control.suite")
 
+from bridge.adapters.dm_env.importer import from_dm_env  # noqa: E402
+
 import bridge  # noqa: E402
 from bridge import spaces  # noqa: E402
-from bridge.adapters.dm_env.importer import from_dm_env  # noqa: E402
 from bridge.cli import main  # noqa: E402
 from bridge.errors import SpecError  # noqa: E402
 from bridge.loading import load_env  # noqa: E402

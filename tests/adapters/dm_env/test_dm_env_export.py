@@ -106,7 +106,9 @@ def _assert_same(a, b):
 
 
 def test_specs_from_neutral_spaces():
-    dict_spec = to_dm_spec(spaces.Dict(x=spaces.Tuple([spaces.MultiDiscrete([3, 4], start=[1, -2]), spaces.MultiBinary(2)])))
+    dict_spec = to_dm_spec(
+        spaces.Dict(x=spaces.Tuple([spaces.MultiDiscrete([3, 4], start=[1, -2]), spaces.MultiBinary(2)]))
+    )
     md, mb = dict_spec["x"]
     assert isinstance(md, specs.BoundedArray) and md.minimum.tolist() == [1, -2] and md.maximum.tolist() == [3, 1]
     assert (mb.dtype, mb.shape, mb.minimum.tolist(), mb.maximum.tolist()) == (np.int8, (2,), 0, 1)
