@@ -18,7 +18,7 @@ import os
 from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
-from bridge.adapters.dm_env.lowering import specs
+from bridge.adapters.dm_env.lowering import dm_env, specs
 from bridge.compat import optional_import
 
 from bridge import spaces
@@ -64,6 +64,13 @@ def to_neutral_space(spec: Any, path: str = "observation") -> spaces.Space:
 def _decoder(space: spaces.Space) -> Callable[[Any], Any]:
     """dm_env value -> neutral value of ``space`` (dicts become plain dicts, arrays keep the dtype)."""
     if isinstance(space, spaces.Dict):
+        if all(isinstance(s, spaces.Box) for _, s in space.items()):  # dm_control's case: one comprehension
+            leaves = [(k, s.dtype) for k, s in space.items()]
+            return lambda y: {
+                k: v if type(v) is np.ndarray and v.dtype is dt else np.asarray(v, dt)
+                for k, dt in leaves
+                for v in (y[k],)
+            }
         parts = [(k, _decoder(s)) for k, s in space.items()]
         return lambda y: {k: dec(y[k]) for k, dec in parts}
     if isinstance(space, spaces.Tuple):
@@ -124,18 +131,19 @@ class DmEnvSource(Env):
         return self._decode(step.observation), {}
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        step = self.dm_env.step(self._encode(action))
-        if step.last():
-            terminated = float(step.discount) == 0.0
-            return self._decode(step.observation), float(step.reward), terminated, not terminated, {}
-        if step.first():
-            raise ContractError(message("dm_env step()", "return MID or LAST inside an episode", "FIRST", _RULE))
-        return self._decode(step.observation), float(step.reward), False, False, {}
+        kind, reward, discount, obs = self.dm_env.step(self._encode(action))
+        if kind is _MID:
+            return self._decode(obs), float(reward), False, False, {}
+        if kind is _LAST:
+            terminated = float(discount) == 0.0
+            return self._decode(obs), float(reward), terminated, not terminated, {}
+        raise ContractError(message("dm_env step()", "return MID or LAST inside an episode", kind.name, _RULE))
 
     def close(self) -> None:
         self.dm_env.close()
 
 
+_MID, _LAST = dm_env.StepType.MID, dm_env.StepType.LAST
 _RULE = "Report it to the env's authors: dm_env starts an episode with exactly one FIRST step"
 
 
