@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
+from bridge.adapters.matlab.agent_options import _Options
 from bridge.adapters.matlab.export import MatlabEnv
 
 from bridge import spaces
@@ -18,37 +19,14 @@ __all__ = ["rlSimulationOptions", "sim", "Experience", "IS_DONE"]
 IS_DONE = {"running": 0, "terminated": 1, "truncated": 2}
 
 
-def _count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise error(SpecError, f"rlSimulationOptions {name}", "be an integer >= 1", value, f"Set e.g. {name}=500")
-    return int(value)
+class rlSimulationOptions(_Options):
+    """Options for :func:`sim`: ``MaxSteps`` per simulation and ``NumSimulations``, checked on set;
+    an unknown name is refused with the known ones listed (as every options object does)."""
 
-
-class rlSimulationOptions:
-    """Options for :func:`sim`: ``MaxSteps`` per simulation and ``NumSimulations``."""
-
-    def __init__(self, MaxSteps: int = 500, NumSimulations: int = 1) -> None:
-        self.MaxSteps = MaxSteps
-        self.NumSimulations = NumSimulations
-
-    @property
-    def MaxSteps(self) -> int:
-        return self._max_steps
-
-    @MaxSteps.setter
-    def MaxSteps(self, value: int) -> None:
-        self._max_steps = _count(value, "MaxSteps")
-
-    @property
-    def NumSimulations(self) -> int:
-        return self._num_simulations
-
-    @NumSimulations.setter
-    def NumSimulations(self, value: int) -> None:
-        self._num_simulations = _count(value, "NumSimulations")
-
-    def __repr__(self) -> str:
-        return f"rlSimulationOptions(MaxSteps={self._max_steps}, NumSimulations={self._num_simulations})"
+    _title = "rlSimulationOptions"
+    _defaults = {"MaxSteps": 500, "NumSimulations": 1}
+    MaxSteps: int
+    NumSimulations: int
 
 
 class Experience:
