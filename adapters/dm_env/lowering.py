@@ -10,15 +10,14 @@ a tuple of specs. Anything else is refused by name. Actions are checked as dm_en
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Tuple
 
 import numpy as np
-from bridge.adapters._shared.lowering import Check, Fn, Lowering, array_checks, same
+from bridge.adapters._shared.lowering import Check, Fn, Lowering, array_checks, dict_check, same, tuple_check
 from bridge.compat import optional_import
 
 from bridge import spaces
 from bridge.errors import ConversionError, error
-from bridge.spaces.base import Mismatch, _describe
 
 dm_env = optional_import("dm_env", "the dm_env export")
 specs = dm_env.specs
@@ -67,14 +66,14 @@ def _lower(space: spaces.Space) -> Tuple[Fn, Fn, Check]:
         return (
             same if plain else (lambda x: {k: enc(x[k]) for k, (enc, _, _) in parts}),
             same if plain else (lambda y: {k: dec(y[k]) for k, (_, dec, _) in parts}),
-            _dict_check(space, [(k, inv) for k, (_, _, inv) in parts]),
+            dict_check(list(space.keys()), [(k, inv) for k, (_, _, inv) in parts], "env.action_spec()"),
         )
     if isinstance(space, spaces.Tuple):
         items = [_lower(sub) for sub in space]
         return (
             lambda x: tuple(enc(v) for (enc, _, _), v in zip(items, x)),
             lambda y: tuple(dec(v) for (_, dec, _), v in zip(items, y)),
-            _tuple_check(space, [inv for _, _, inv in items]),
+            tuple_check([inv for _, _, inv in items], "env.action_spec()"),
         )
     if isinstance(space, spaces.Discrete):
         dtype, start = space.dtype, int(space.start)
@@ -109,39 +108,3 @@ def _cast(dtype: np.dtype) -> Fn:
         return y if type(y) is np.ndarray and y.dtype is dtype else np.asarray(y, dtype=dtype)
 
     return decode
-
-
-def _dict_check(space: spaces.Dict, parts: list) -> Check:
-    keys = list(space.keys())
-
-    def check(y: Any, path: str) -> Optional[Mismatch]:
-        if not isinstance(y, dict) or set(y) != set(keys):
-            got = sorted(y) if isinstance(y, dict) else _describe(y)
-            return (path, f"be a dict with the keys {keys}", got, "Pass one entry per key of env.action_spec()")
-        for key, inner in parts:
-            found = inner(y[key], f"{path}[{key!r}]")
-            if found is not None:
-                return found
-        return None
-
-    return check
-
-
-def _tuple_check(space: spaces.Tuple, items: list) -> Check:
-    count = len(items)
-
-    def check(y: Any, path: str) -> Optional[Mismatch]:
-        if not isinstance(y, (tuple, list)) or len(y) != count:
-            return (
-                path,
-                f"be a tuple of length {count}",
-                _describe(y),
-                "Pass one value per entry of env.action_spec()",
-            )
-        for i, (inner, value) in enumerate(zip(items, y)):
-            found = inner(value, f"{path}[{i}]")
-            if found is not None:
-                return found
-        return None
-
-    return check
