@@ -23,6 +23,8 @@ def _pins(name):
 
 EXTRAS = {
     "gymnasium": ["gymnasium>=1.0,<2"],
+    # the envs the importers' tests bring in (MiniGrid's, through from_gymnasium)
+    "gymnasium-envs": ["gymnasium>=1.0,<2", "minigrid==3.2.0"],
     "sb3": ["gymnasium>=1.0,<2", "stable-baselines3>=2.9,<3", "torch>=2.3"],
     "rllib": ["ray[rllib]>=2.60,<3", "torch>=2.3"],
     # then: pip install --no-deps dreamerv2==2.2.0 (its own requirements pull a mujoco that does not build)

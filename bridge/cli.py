@@ -23,7 +23,7 @@ from typing import Any, Callable, List, NoReturn, Optional
 from bridge import runtimes
 from bridge.errors import BridgeError, SpecError, error
 from bridge.hosted.client import host_python, remote
-from bridge.loading import env_source, import_modules, importable_cwd, load_env
+from bridge.loading import SCHEMES, env_source, import_modules, importable_cwd, load_env
 from bridge.registry import register
 
 # sub-command -> "module:function(args) -> exit code" (the train commands come from the table)
@@ -34,7 +34,7 @@ _COMMANDS = {
     "pins": "bridge.compat.pins:pins_command",
     "init tox": "bridge.compat.project:init_command",
 }
-ENV_HELP = "a registered id, module:attr or path/to/file.py:attr"
+ENV_HELP = "a registered id, module:attr, path/to/file.py:attr or " + " or ".join(f"{s}:ID" for s in SCHEMES)
 
 
 class _Parser(argparse.ArgumentParser):

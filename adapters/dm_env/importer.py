@@ -25,7 +25,7 @@ from bridge import spaces
 from bridge.env import Env
 from bridge.errors import ContractError, ConversionError, SpecError, error, message
 
-__all__ = ["from_dm_env", "DmEnvSource", "to_neutral_space", "dm_control"]
+__all__ = ["from_dm_env", "DmEnvSource", "to_neutral_space", "from_dm_control"]
 
 _FIX = "Use specs.Array, BoundedArray or DiscreteArray (nested in dicts or tuples)"
 
@@ -166,10 +166,10 @@ def from_dm_env(env: Any) -> DmEnvSource:
     return DmEnvSource(env)
 
 
-def dm_control(name: str) -> Callable[[], DmEnvSource]:
-    """The factory of the CLI source ``dm_control:DOMAIN-TASK`` (e.g. ``cartpole-swingup``): a
-    neutral env over ``suite.load(DOMAIN, TASK, task_kwargs={"random": seed})``, where ``seed`` is
-    the one given to ``reset(seed=)`` (0 until then)."""
+def from_dm_control(name: str) -> DmEnvSource:
+    """The env of the CLI source ``dm_control:DOMAIN-TASK`` (e.g. ``cartpole-swingup``): a neutral
+    env over ``suite.load(DOMAIN, TASK, task_kwargs={"random": seed})``, where ``seed`` is the one
+    given to ``reset(seed=)`` (0 until then)."""
     if "MUJOCO_GL" not in os.environ and not os.environ.get("DISPLAY"):
         # no display: dm_control's import would try GLFW and warn; the neutral env never renders
         os.environ["MUJOCO_GL"] = "disable"
@@ -178,4 +178,4 @@ def dm_control(name: str) -> Callable[[], DmEnvSource]:
     if (domain, task) not in suite.ALL_TASKS:
         fix = "Pick a pair of dm_control.suite.ALL_TASKS, e.g. dm_control:cartpole-swingup"
         raise SpecError(message("dm_control source", "name a suite task as DOMAIN-TASK", repr(name), fix))
-    return lambda: from_dm_env(lambda seed: suite.load(domain, task, task_kwargs={"random": seed}))
+    return from_dm_env(lambda seed: suite.load(domain, task, task_kwargs={"random": seed}))
