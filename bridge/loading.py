@@ -4,8 +4,8 @@ remote env runners.
 :func:`resolve` takes a registered id (with its make kwargs), ``module:attr`` or
 ``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), an
 env of another framework as ``scheme:id`` (:data:`SCHEMES`: ``gymnasium:CartPole-v1``,
-``gym:CartPole-v1``; the rest and the make kwargs go to that framework's importer), a
-factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
+``gym:CartPole-v1``, ``dm_control:cartpole-swingup``; the rest and the make kwargs go to that
+framework's importer), a factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
 :class:`bridge.VectorEnv` class or instance; it says whether it built the env (so a refused export
 closes what it built, never the caller's env). :func:`load_env` is the same for a string alone.
 """
@@ -32,6 +32,7 @@ SOURCES = "a bridge.Env, its class, a factory, a registered id, module:attr or p
 SCHEMES: Dict[str, str] = {
     "gymnasium": "bridge.adapters.importers.gymnasium:from_gymnasium",
     "gym": "bridge.adapters.importers.gym:from_gym",
+    "dm_control": "bridge.adapters.dm_env.importer:from_dm_control",
 }
 
 _FORMS = "module:attr or path/to/file.py:attr"

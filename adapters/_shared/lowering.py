@@ -28,7 +28,18 @@ import numpy as np
 from bridge.errors import ContractError, message
 from bridge.spaces.base import Mismatch, _describe
 
-__all__ = ["Lowering", "Fn", "Check", "same", "role", "array_checks", "float32_presentation", "discrete_table"]
+__all__ = [
+    "Lowering",
+    "Fn",
+    "Check",
+    "same",
+    "role",
+    "array_checks",
+    "float32_presentation",
+    "discrete_table",
+    "dict_check",
+    "tuple_check",
+]
 
 Fn = Callable[[Any], Any]
 Check = Callable[[Any, str], Optional[Mismatch]]
@@ -279,3 +290,37 @@ def float32_presentation(low: np.ndarray, high: np.ndarray) -> Tuple[np.ndarray,
         return np.clip(np.asarray(y, dtype=f64), low, high)
 
     return low32, high32, cast if fits else saturating, decode
+
+
+# -- composite checks: the keys (or the length), then each part in order ---------------------------
+def dict_check(keys: List[str], parts: List[Tuple[str, Check]], spec: str) -> Check:
+    """Why a value is not a dict of exactly ``keys`` whose entries pass ``parts``; ``spec`` names
+    the runtime's action space in the fix (``"env.action_space"``, ``"env.action_spec()"``)."""
+
+    def check(y: Any, path: str) -> Optional[Mismatch]:
+        if not isinstance(y, dict) or set(y) != set(keys):
+            got = sorted(y) if isinstance(y, dict) else _describe(y)
+            return (path, f"be a dict with the keys {keys}", got, f"Pass one entry per key of {spec}")
+        for key, inner in parts:
+            found = inner(y[key], f"{path}[{key!r}]")
+            if found is not None:
+                return found
+        return None
+
+    return check
+
+
+def tuple_check(items: List[Check], spec: str) -> Check:
+    """Why a value is not a tuple (or list) of ``len(items)`` values passing ``items`` in order."""
+    count = len(items)
+
+    def check(y: Any, path: str) -> Optional[Mismatch]:
+        if not isinstance(y, (tuple, list)) or len(y) != count:
+            return (path, f"be a tuple of length {count}", _describe(y), f"Pass one value per entry of {spec}")
+        for i, (inner, value) in enumerate(zip(items, y)):
+            found = inner(value, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+
+    return check

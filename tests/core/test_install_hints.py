@@ -20,6 +20,7 @@ HINTS = {
         f"environment run: {LEGACY_LINE}",
         "dreamerv2": "The dreamerv2 runtime belongs to the legacy era (Python 3.9); this is Python 3.11. In a "
         f"Python 3.9 environment run: {LEGACY_LINE}",
+        "dm_env": "Run: pip install 'envbridge[dm]'",
         "matlab": "Reinstall envbridge",
     },
     (3, 9): {
@@ -31,6 +32,8 @@ HINTS = {
         "environment run: pip install 'envbridge[rllib]' torch==2.13.0",
         "gym": f"Run: {LEGACY_LINE}",
         "dreamerv2": f"Run: {LEGACY_LINE}",
+        "dm_env": "The dm_env runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
+        "environment run: pip install 'envbridge[dm]'",
         "matlab": "Reinstall envbridge",
     },
 }
