@@ -13,6 +13,7 @@ __all__ = [
     "BridgeError",
     "SpecError",
     "ContractError",
+    "BatchError",
     "ConversionError",
     "MissingDependencyError",
     "message",
@@ -38,6 +39,11 @@ class SpecError(BridgeError, ValueError):
 
 class ContractError(BridgeError, RuntimeError):
     """An environment broke the API contract at run time (bad action, bad step output, misuse)."""
+
+
+class BatchError(ContractError, ValueError):
+    """A batch of the wrong size (actions, values per sub-env, a reset mask): a ContractError that
+    is also the ValueError Gymnasium raises there, so existing ``except ValueError`` clauses work."""
 
 
 class ConversionError(BridgeError, TypeError):

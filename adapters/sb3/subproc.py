@@ -27,7 +27,7 @@ import numpy as np
 from bridge.compat import optional_import
 
 from bridge.errors import ContractError, error
-from bridge.vector.batches import batch_problem
+from bridge.vector.batches import refuse_batch
 from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, describe, raised, stop_processes, unpicklable
 
 optional_import("stable_baselines3", "the SB3 export")
@@ -75,9 +75,7 @@ def _pickles(info: dict) -> Optional[dict]:
 
 def _checked(vec: Any, actions: Any) -> None:
     """The whole batch, checked in the export's terms before any env steps (SB3 steps as it goes)."""
-    found = batch_problem(vec._invalid_batch, actions, vec.num_envs)
-    if found is not None:
-        raise error(ContractError, *found)
+    refuse_batch(vec._invalid_batch, actions, vec.num_envs)
 
 
 class CheckedDummyVecEnv(DummyVecEnv):

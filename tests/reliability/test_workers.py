@@ -282,7 +282,8 @@ def test_an_sb3_short_or_bad_batch_is_refused_before_any_worker_moves():
     vec = _sb3_vec("none")
     try:
         with raises_exactly(
-            ContractError, "actions must hold one action per env (3), got 2 actions. Pass one action per env, e.g. env.action_space.sample()."
+            ContractError,
+            "actions must hold one action per env (3), got 2 actions. Pass one action per env, e.g. env.action_space.sample().",
         ):
             vec.step_async(_actions(2))
         with raises_exactly(

@@ -35,7 +35,9 @@ def test_ppo_with_two_env_runners_solves_gridworld(ray_local):
     config = config_for("envbridge/GridWorld-v0", env_runners=2, **TUNED["PPO"])
     algo, policy = _run(config, 8)
     try:
-        assert evaluate(to_rllib("envbridge/GridWorld-v0"), policy, episodes=100)["terminated"] >= 0.9  # GridWorld terminates at its goal
+        assert (
+            evaluate(to_rllib("envbridge/GridWorld-v0"), policy, episodes=100)["terminated"] >= 0.9
+        )  # GridWorld terminates at its goal
     finally:
         algo.stop()
 
