@@ -19,7 +19,7 @@ from bridge.errors import SpecError, error
 from bridge.loading import resolve
 from bridge.options import split
 from bridge.vector import VectorEnv
-from bridge.vector.batches import refuse_batch
+from bridge.vector.batches import as_batch, refuse_batch
 
 __all__ = ["BatchPort", "BatchExport"]
 
@@ -52,6 +52,7 @@ class BatchPort:
 
     def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict[str, Any]]:
         """Check, decode and step the batch; the observations come back encoded (infos as the base gives them)."""
+        actions = as_batch(actions)
         self.check(actions)
         obs, rewards, terminated, truncated, infos = self.vec.step_validated(self.decode(actions))
         return self.encode(obs), rewards, terminated, truncated, infos

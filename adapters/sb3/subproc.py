@@ -27,7 +27,8 @@ import numpy as np
 from bridge.compat import optional_import
 
 from bridge.errors import ContractError, error
-from bridge.vector.batches import refuse_batch
+from bridge.vector.batches import as_batch, refuse_batch
+from bridge.vector.sync import distinct_envs
 from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, describe, raised, stop_processes, unpicklable
 
 optional_import("stable_baselines3", "the SB3 export")
@@ -84,8 +85,10 @@ class CheckedDummyVecEnv(DummyVecEnv):
     def __init__(self, env_fns: List[Callable[[], Any]], *, invalid_batch: Optional[Check] = None) -> None:
         self._invalid_batch = invalid_batch
         super().__init__(env_fns)
+        distinct_envs(self.envs, lambda: None)  # SB3 compares the exports; one user env in two exports too
 
     def step_async(self, actions: np.ndarray) -> None:
+        actions = as_batch(actions)
         _checked(self, actions)
         super().step_async(actions)
 
@@ -148,6 +151,7 @@ class ReportingSubprocVecEnv(SubprocVecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         self.pool.require_open()
+        actions = as_batch(actions)
         _checked(self, actions)
         super().step_async(actions)
 

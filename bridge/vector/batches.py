@@ -16,6 +16,7 @@ __all__ = [
     "batch_problem",
     "refuse_batch",
     "batch_size",
+    "as_batch",
     "checked_rewards",
     "reset_mask",
 ]
@@ -50,6 +51,17 @@ def merge_rows(current: Any, fresh: Any, index: np.ndarray) -> Any:
     merged = np.array(current, dtype=np.result_type(current, fresh))
     merged[index] = fresh[index]
     return merged
+
+
+def as_batch(actions: Any) -> Any:
+    """A list of per-env actions (SB3's DummyVecEnv and Gymnasium's SyncVectorEnv take one) as one
+    array batch; anything else as given (a ragged list too: the batch check names it)."""
+    if type(actions) is not list:
+        return actions
+    try:
+        return np.asarray(actions)
+    except ValueError:
+        return actions
 
 
 def batch_size(actions: Any) -> int:

@@ -14,7 +14,7 @@ from bridge.vector.base import VectorEnv, VectorStepResult
 from bridge.vector.infos import merge_env_infos
 from bridge.workers import apply, raised
 
-__all__ = ["SyncVectorEnv", "ScalarBatch", "check_scalar_step", "same_spaces"]
+__all__ = ["SyncVectorEnv", "ScalarBatch", "check_scalar_step", "same_spaces", "distinct_envs"]
 
 
 def same_spaces(described: Sequence[Tuple[spaces.Space, spaces.Space]], close: Callable[[], None]) -> None:
@@ -24,6 +24,22 @@ def same_spaces(described: Sequence[Tuple[spaces.Space, spaces.Space]], close: C
         if obs_space != first[0] or act_space != first[1]:
             close()
             raise error(SpecError, f"env {i} spaces", "equal env 0's spaces", repr(obs_space), "Build identical envs")
+
+
+def distinct_envs(envs: Sequence[Any], close: Callable[[], None]) -> None:
+    """Every slot holds its own env object (one instance in several slots would step it several
+    times a batch), or (after ``close()``) the SpecError SB3's DummyVecEnv also raises (a ValueError)."""
+    users = [id(getattr(e.unwrapped, "neutral", e.unwrapped).unwrapped) for e in envs]
+    if len(set(users)) != len(users):
+        close()
+        first = next(i for i, u in enumerate(users) if users.index(u) != i)
+        raise error(
+            SpecError,
+            f"env {first}",
+            "be its own instance (every slot steps its env once a batch)",
+            f"the instance of env {users.index(users[first])} again",
+            "Pass a factory that builds a new env on every call, e.g. lambda: MyEnv(), not lambda: env",
+        )
 
 
 def check_scalar_step(out: Any, name: str) -> Tuple[Any, float, bool, bool, dict]:
@@ -98,6 +114,7 @@ class SyncVectorEnv(ScalarBatch):
         if not env_fns:
             raise error(SpecError, "vectorize num_envs", "be >= 1", 0, "Pass at least one env")
         self.envs = [fn() for fn in env_fns]
+        distinct_envs(self.envs, self.close_envs)
         same_spaces([(e.observation_space, e.action_space) for e in self.envs], self.close_envs)
         first = self.envs[0]
         self.num_envs = len(self.envs)
