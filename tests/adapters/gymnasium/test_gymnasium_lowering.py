@@ -63,8 +63,8 @@ def test_2d_multidiscrete_is_flattened_and_reshaped_back():
 def test_tuple_becomes_one_level_dict_and_maps_back():
     export = to_gymnasium("envbridge-test/TupleObs-v0")
     space = export.observation_space
-    assert list(space.spaces) == ["0", "1", "2.flag"]
-    assert space["1"] == gymnasium.spaces.Discrete(11) and space["2.flag"] == gymnasium.spaces.MultiBinary(4)
+    assert list(space.spaces) == ["0", "1", "2/flag"]
+    assert space["1"] == gymnasium.spaces.Discrete(11) and space["2/flag"] == gymnasium.spaces.MultiBinary(4)
     obs, _ = export.reset(seed=3)
     neutral = export.neutral.unwrapped._obs()
     assert obs["1"] == neutral[1] + 5 and obs["1"].dtype == np.int64
