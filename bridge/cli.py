@@ -12,6 +12,7 @@ shows the chained cause's).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import traceback
@@ -190,6 +191,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
     key = command_of(args)
     importable_cwd()  # `envbridge check mymod:MyEnv` finds mymod.py here, as `python -m` would
+    level = logging.getLogger("bridge").level
+    shown = _show_runtime_prints() if getattr(args, "verbose", False) else None
     try:
         import_modules(getattr(args, "imports", []))
         target = runtimes.get(args.runtime).train if args.command == "train" else _COMMANDS[key]
@@ -199,6 +202,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         if getattr(args, "verbose", False) and e.__cause__ is not None:
             traceback.print_exception(type(e.__cause__), e.__cause__, e.__cause__.__traceback__, file=sys.stderr)
         return 2
+    finally:
+        if shown is not None:
+            logging.getLogger("bridge").removeHandler(shown)
+            logging.getLogger("bridge").setLevel(level)
+
+
+def _show_runtime_prints() -> logging.Handler:
+    """--verbose: what envbridge keeps quiet for a runtime (logged under "bridge", at INFO) on stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger = logging.getLogger("bridge")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    return handler
 
 
 if __name__ == "__main__":

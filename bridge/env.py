@@ -146,6 +146,9 @@ class Env:
     metadata: Dict[str, Any] = {"render_modes": [], "render_fps": None}
     render_mode: Optional[str] = None
     determinism: str = "none"
+    # the largest difference in ulps the env may show between the eras (numpy 1.19 / numpy 2) for the
+    # same state and action; 0: bit for bit. Read by the cross-era conformance (docs/conformance.md)
+    cross_era_ulps: int = 0
     spec: Any = None
     # how the author wrote the env, so that fixes name what they wrote: "class" (a bridge.Env
     # subclass) or "matlab-function" (rlFunctionEnv's step and reset functions)

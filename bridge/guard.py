@@ -29,7 +29,7 @@ from bridge import checks
 from bridge.errors import BridgeError, ContractError, error
 from bridge.spaces import Space, _describe_value
 
-__all__ = ["Guard", "env_id", "kind_of"]
+__all__ = ["Guard", "env_id", "kind_of", "generator_of", "seeded", "unseeded_reset"]
 
 # lifecycle states (ints: the per-step test is one identity comparison)
 NEW, RUNNING, ENDED, CLOSED = 0, 1, 2, 3
@@ -125,7 +125,7 @@ class Guard:
             return reset(seed=seed, options=options)
         if self.state is CLOSED:
             raise self._closed("reset")
-        before = _generator(self.env) if seed is not None else None
+        before = generator_of(self.env) if seed is not None else None
         try:
             out = reset(seed=seed, options=options)
         except BridgeError:
@@ -148,15 +148,9 @@ class Guard:
                 self._check_observation(out[0], "reset observation")  # the message only on failure
         # super().reset(seed=seed) makes a new Generator from the seed: the same one (or another
         # seed) means the seed never reached env.np_random
-        if seed is not None and (getattr(self.env, "np_random_seed", seed) != seed or _generator(self.env) is before):
+        if seed is not None and not seeded(self.env, seed, before):
             self._end("a reset(seed=...) that did not seed the env")
-            raise error(
-                ContractError,
-                f"{self.env_id}.reset(seed={seed})",
-                "seed the env's Generator (env.np_random)",
-                "a reset that did not call super().reset(seed=seed)",
-                "Call super().reset(seed=seed) first in your reset()",
-            )
+            raise unseeded_reset(self.env_id, seed)
         self.state, self.steps = RUNNING, 0
         return out
 
@@ -365,7 +359,26 @@ class Guard:
             raise error(ContractError, *found)
 
 
-def _generator(env: Any) -> Any:
+def seeded(env: Any, seed: int, before: Any) -> bool:
+    """Whether ``env.reset(seed=seed)`` reached env.np_random (``before``: :func:`generator_of` before it).
+
+    super().reset(seed=seed) makes a new Generator from the seed: the same one (or another seed)
+    means the seed never reached env.np_random.
+    """
+    return getattr(env, "np_random_seed", seed) == seed and generator_of(env) is not before
+
+
+def unseeded_reset(env_id: str, seed: int) -> ContractError:
+    return error(  # type: ignore[return-value]
+        ContractError,
+        f"{env_id}.reset(seed={seed})",
+        "seed the env's Generator (env.np_random)",
+        "a reset that did not call super().reset(seed=seed)",
+        "Call super().reset(seed=seed) first in your reset()",
+    )
+
+
+def generator_of(env: Any) -> Any:
     """The Generator object the neutral env holds now (None before its first use)."""
     # not base.__dict__: in CPython 3.11+ that materializes the instance dict, and every later
     # attribute load in the user's own step takes the slower dict path (+1.9k instructions a GridWorld step)

@@ -152,8 +152,9 @@ def _str_to_ints(tree: Any) -> Any:
 
 
 # -- .npz files ------------------------------------------------------------------------------------
-def save(path: str, snapshot: Any, *, limits: Limits = LIMITS) -> None:
-    """Write ``snapshot`` to an ``.npz``: arrays as members ``a0..aN``, the tree as JSON in ``tree``.
+def save(path: str, snapshot: Any, *, limits: Limits = LIMITS, compress: bool = False) -> None:
+    """Write ``snapshot`` to an ``.npz``: arrays as members ``a0..aN``, the tree as JSON in ``tree``
+    (``compress``: deflated, for files kept around such as a tape's snapshots).
 
     Refuses (SpecError) what :func:`load` with the same ``limits`` would refuse.
     """
@@ -168,7 +169,7 @@ def save(path: str, snapshot: Any, *, limits: Limits = LIMITS) -> None:
     _fits(arrays, text, limits)
     members = {f"a{i}": a for i, a in enumerate(arrays)}
     members["tree"] = np.array(text)
-    safe_files.write_npz(path, members, compress=False)
+    safe_files.write_npz(path, members, compress=compress)
 
 
 def _fits(arrays: List[np.ndarray], text: str, limits: Limits) -> None:

@@ -6,29 +6,36 @@ import re
 import warnings
 from typing import Any, Callable, Optional
 
+from bridge import runtimes
 from bridge.checker.report import Report
 from bridge.errors import BridgeError
 
-__all__ = ["run_runtime_checker", "clean_text", "announce_roundings"]
+__all__ = ["run_runtime_checker", "clean_text", "announce_roundings", "normalize_fix"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
-# words in a runtime's warning -> what to do about it with envbridge
+# words in a runtime's warning -> what to do about it with envbridge ("{normalize}": the target's own)
 _FIXES = (
-    (
-        "symmetric and normalized",
-        "Export with to_gymnasium(env, normalize_actions=True), which exposes the action as [-1, 1]",
-    ),
+    ("symmetric and normalized", "{normalize}"),
     ("infinity", "Give the Box finite bounds if the values are bounded"),
     ("non-zero start", "Report this: envbridge lowers Discrete(start) to Discrete(n)"),
     ("render", "Declare metadata['render_modes'] and accept render_mode in the constructor"),
 )
 
 
-def _fix_for(text: str) -> str:
+def normalize_fix(target: str) -> str:
+    """How to present a bounded Box action as [-1, 1] with ``target``'s own export (its era's)."""
+    row = runtimes.get(target)
+    if "normalize_actions" in row.options:
+        return f"Export with {row.export}(env, normalize_actions=True), which exposes the action as [-1, 1]"
+    why = row.refusals.get("normalize_actions", f"{row.export} has no normalize_actions").split(": ", 1)[-1]
+    return f"Declare the action Box as [-1, 1] and rescale it in the env's step ({why})"
+
+
+def _fix_for(text: str, target: str) -> str:
     for words, fix in _FIXES:
         if words in text:
-            return fix
+            return normalize_fix(target) if fix == "{normalize}" else fix
     return "Read the runtime's message; fix the neutral env, not the export"
 
 
@@ -60,7 +67,7 @@ def run_runtime_checker(
             clean = False
         except Exception as e:  # the runtime's checker speaks through assertions and exceptions
             text = clean_text(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__)
-            report.add(target, "error", checker_name, "pass", text, _fix_for(text), "runtime-checker")
+            report.add(target, "error", checker_name, "pass", text, _fix_for(text, target), "runtime-checker")
             clean = False
     seen = set()
     for w in caught:
@@ -70,7 +77,9 @@ def run_runtime_checker(
         if text in seen:
             continue
         seen.add(text)
-        report.add(target, "warning", checker_name, "pass without warnings", text, _fix_for(text), "runtime-checker")
+        report.add(
+            target, "warning", checker_name, "pass without warnings", text, _fix_for(text, target), "runtime-checker"
+        )
         clean = False
     return clean
 

@@ -5,7 +5,10 @@ DreamerV2's agent acts on ``act_space["action"]`` only:
 * Discrete(n, start) -> Discrete(n) (OneHotAction in front), offset back by ``start``;
 * MultiDiscrete / MultiBinary -> one Discrete over the product when that is <= 1024 values;
 * float Box with finite bounds -> the same bounds (NormalizeAction maps [-1, 1] onto them); an
-  infinite bound needs ``action_bounds=(low, high)``; integer Box refused;
+  infinite bound needs ``action_bounds=(low, high)``; integer Box refused. An n-D or scalar Box
+  (MATLAB's ``rlNumericSpec([1 1])``) is presented flat, shape ``(size,)``: DreamerV2's world model
+  concatenates the previous action on the last axis, so it takes rank-1 actions only (reshaped
+  back exactly on decode);
 * Dict -> only as ``Dict(action=...)``; Tuple or other Dicts (hybrid actions) refused.
 """
 
@@ -189,12 +192,13 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
             "Pass action_bounds=(low, high) with the finite range the policy should cover, or declare finite bounds",
         )
     dtype, shape = space.dtype, space.shape
+    flat = (int(np.prod(shape)),)
     # relative to the bounds' magnitude (the size of NormalizeAction's float32 rounding error), so a
     # tiny Box such as [0, 1e-6] keeps its interior instead of snapping every action onto a bound
     magnitude = np.maximum(np.abs(low), np.abs(high))
     tol = SNAP_EPSILONS * np.finfo(np.float32).eps * np.maximum(magnitude, np.finfo(np.float32).tiny)
     low_t, high_t = low.astype(dtype), high.astype(dtype)
-    box = gym.spaces.Box(low.astype(np.float32), high.astype(np.float32), shape, np.float32)
+    box = gym.spaces.Box(low.astype(np.float32).reshape(-1), high.astype(np.float32).reshape(-1), flat, np.float32)
 
     inner_low, inner_high = (low + tol).astype(dtype), (high - tol).astype(dtype)
     # small 1-D actions: Python comparisons over .tolist() beat numpy calls (NaN fails them too),
@@ -203,7 +207,7 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
     lo, hi = small[0] if small and len(set(small)) == 1 else (None, None)
     ndarray = np.ndarray
 
-    def decode(a: Any) -> np.ndarray:
+    def decode(a: Any, sent: Any = None) -> np.ndarray:
         # fast path: clearly inside the bounds (what NormalizeAction sends), in the neutral dtype
         if type(a) is ndarray and (a.dtype is dtype or a.dtype == dtype) and a.shape == shape:
             if lo is not None:
@@ -223,11 +227,11 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
         x = np.asarray(a, dtype=np.float64)
         if check and (x.shape != shape or not (np.all(x >= low - tol) and np.all(x <= high + tol))):
             found = space.mismatch(np.asarray(a), "action") if x.shape != shape else None
-            detail = _describe(a) if found is None else found[2]
+            detail = _describe(a if sent is None else sent) if found is None else found[2]
             raise error(
                 ContractError,
                 f"the Dreamer-ready {path}",
-                f"be a float array of shape {shape} inside [low, high] = [{_short(low)}, {_short(high)}]",
+                f"be a float array of shape {flat} inside [low, high] = [{_short(low)}, {_short(high)}]",
                 detail,
                 "Send values in [-1, 1] through DreamerV2's NormalizeAction",
             )
@@ -235,7 +239,19 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
         out = np.where(np.abs(x - high) <= tol, high_t, out)
         return np.where(np.abs(x - low) <= tol, low_t, out)
 
-    decode.bounds = (low_t, high_t)  # type: ignore[attr-defined]
+    if shape != flat:  # what the agent sends is flat: back to the declared shape first (a view, exact)
+        decode_shaped = decode
+
+        def decode(a: Any, sent: Any = None) -> np.ndarray:  # type: ignore[misc]
+            x = a
+            if type(x) is not ndarray:
+                try:
+                    x = np.asarray(x, dtype=np.float64)  # what decode_shaped reads it as anyway
+                except (TypeError, ValueError):
+                    return decode_shaped(a)
+            return decode_shaped(x.reshape(shape), a) if x.shape == flat else decode_shaped(x, a)
+
+    decode.bounds = (low_t, high_t)  # type: ignore[attr-defined]  # in the neutral shape
     return box, decode, False
 
 
@@ -271,7 +287,7 @@ def _action_encoder(space: spaces.Space) -> Fn:
         nvec = space.nvec if isinstance(space, spaces.MultiDiscrete) else np.full(space.shape, 2)
         start = space.start if isinstance(space, spaces.MultiDiscrete) else np.zeros(space.shape, np.int64)
         return lambda a: int(np.ravel_multi_index(tuple((np.asarray(a) - start).reshape(-1)), tuple(nvec.reshape(-1))))
-    return lambda a: np.asarray(a, np.float32)
+    return lambda a: np.asarray(a, np.float32).reshape(-1)  # the flat presentation of any Box
 
 
 def _short(arr: np.ndarray) -> str:

@@ -11,6 +11,7 @@ from bridge.adapters._shared.export import declared_options
 from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
 from bridge.adapters.dreamerv2.lowering import lower
+from bridge.adapters.dreamerv2.quiet import built_quietly
 from bridge.adapters.gym.export import GymEnv
 
 from bridge.env import Env
@@ -102,7 +103,7 @@ def wrap_chain(ready: DreamerReadyEnv, size: Sequence[int] = (64, 64), time_limi
     """Wrap a :class:`DreamerReadyEnv` in DreamerV2's chain (``api.train``'s order)."""
     common = load_dreamerv2().common
     chain = common.GymWrapper(ready)
-    chain = common.ResizeImage(chain, tuple(size))
+    chain = built_quietly(common.ResizeImage, chain, tuple(size))  # it prints its keys, even none
     chain = common.OneHotAction(chain) if ready.action_lowering.discrete else common.NormalizeAction(chain)
     return common.TimeLimit(chain, time_limit)
 

@@ -8,8 +8,6 @@ one-hot gate (a valid one-hot accepted, ``[0.5, 0.5, 0, ...]`` refused with Drea
 
 from __future__ import annotations
 
-import contextlib
-import io
 from typing import Any, Dict, Sequence
 
 import numpy as np
@@ -17,6 +15,7 @@ from bridge.adapters._shared.profile import announce_roundings
 from bridge.adapters.dreamerv2.export import DreamerReadyEnv, wrap_chain
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
 from bridge.adapters.dreamerv2.lowering import RESERVED_KEYS
+from bridge.adapters.dreamerv2.quiet import built_quietly
 
 from bridge.checker.report import Report
 from bridge.env import Env, TimeLimit, Wrapper
@@ -60,8 +59,7 @@ def _add(report: Report, subject: str, expectation: str, actual: Any, fix: str, 
 
 def _quiet(fn: Any, *args: Any) -> Any:
     """DreamerV2 prints on construction (ResizeImage, Encoder); keep the report readable."""
-    with contextlib.redirect_stdout(io.StringIO()):
-        return fn(*args)
+    return built_quietly(fn, *args)
 
 
 def _profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
@@ -172,8 +170,10 @@ def _check_spaces(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
         )
         want = f"a float32 one-hot Box of shape ({ready.action_space.n},) with .n"
     else:
-        ok = space.dtype == np.float32 and bool(np.all(space.low == -1) and np.all(space.high == 1))
-        want = "a float32 Box in [-1, 1] (NormalizeAction)"
+        # rank 1: the world model concatenates the previous action on the last axis
+        ok = space.dtype == np.float32 and len(space.shape) == 1
+        ok = ok and bool(np.all(space.low == -1) and np.all(space.high == 1))
+        want = "a 1-D float32 Box in [-1, 1] (NormalizeAction; the world model concatenates it on the last axis)"
     if not ok:
         _add(report, "act_space['action']", f"be {want}", repr(space), "Report this lowering bug", "act_space")
 

@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import logging
 import pathlib
 import sys
 import warnings
 from typing import IO, Any, Iterator, List, Set
 
-__all__ = ["quiet_run", "LOG_NAME", "terminal_output"]
+__all__ = ["quiet_run", "LOG_NAME", "terminal_output", "built_quietly", "LOGGER"]
+
+# what DreamerV2 prints while envbridge builds its classes (ResizeImage's "Resizing keys ... to
+# (64, 64)." even without images, the Encoder's key lists) goes here at INFO: silent by default,
+# shown by ``--verbose`` (the CLI) or by ``logging.getLogger("bridge.dreamerv2")`` with a handler
+LOGGER = logging.getLogger("bridge.dreamerv2")
 
 LOG_NAME = "dreamerv2.log"
 _LOGGERS = ("", "tensorflow", "absl")  # root: TFP logs through logging.warning
@@ -67,6 +73,17 @@ def quiet_run(logdir: str, verbose: bool) -> Iterator[IO[str]]:
             for logger, handlers, propagate in saved:
                 logger.handlers[:] = handlers
                 logger.propagate = propagate
+
+
+def built_quietly(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` (a DreamerV2 constructor) with what it prints sent to :data:`LOGGER`."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        out = fn(*args)
+    for line in buffer.getvalue().splitlines():
+        if line.strip():
+            LOGGER.info(line)
+    return out
 
 
 def _show(

@@ -15,6 +15,7 @@ from typing import Any, Optional
 import numpy as np
 from bridge.adapters.dreamerv2.export import DreamerReadyEnv
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
+from bridge.adapters.dreamerv2.quiet import built_quietly
 
 from bridge import spaces
 from bridge.conformance.replay import StepOut, View
@@ -32,7 +33,7 @@ class DreamerV2View(View):
         common = load_dreamerv2().common
         _refuse_float64_actions(env.action_space)
         self.ready = DreamerReadyEnv(env)
-        chain = common.ResizeImage(common.GymWrapper(self.ready))
+        chain = built_quietly(common.ResizeImage, common.GymWrapper(self.ready))
         self.discrete = self.ready.action_lowering.discrete
         if self.discrete:
             chain = common.OneHotAction(chain)
@@ -75,6 +76,6 @@ def _refuse_float64_actions(space: spaces.Space) -> None:
             "the dreamerv2 view's action space",
             "be a Box of float32 or narrower to replay a tape bit for bit (DreamerV2's actions are float32)",
             repr(space),
-            "Replay this env's tapes through the other views; training is unaffected (every float32 action "
-            "DreamerV2 sends decodes exactly)",
+            "Replay this env's tapes through the other views; DreamerV2 still trains on the env (to_dreamerv2 "
+            "decodes every float32 action it sends exactly into the float64 action space)",
         )

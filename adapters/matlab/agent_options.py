@@ -2,7 +2,9 @@
 ``rlAgentInitializationOptions``, and what SB3 makes of them (:func:`sb3_settings`).
 
 numpy and bridge only (both eras). Every option is a value SB3 honours exactly, or a SpecError
-naming it: an option is never ignored. A name the facade does not know is refused the same way.
+naming it: an option is never ignored. A name the facade does not know is refused the same way,
+and every value is checked against its declared type and range when it is set
+(:mod:`bridge.adapters.matlab.option_values`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,10 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, Tuple
 
+from bridge.adapters.matlab.option_values import checked
+
 from bridge.errors import SpecError, error
+from bridge.spaces import _describe_value
 
 __all__ = [
     "rlOptimizerOptions",
@@ -47,7 +52,16 @@ class _Options:
                 name,
                 "envbridge refuses an option rather than ignore it; drop it or use a listed one",
             )
-        object.__setattr__(self, name, value)
+        default = self._defaults[name]
+        if isinstance(default, type) and not isinstance(value, default):  # a nested options object
+            raise error(
+                SpecError,
+                f"{self._title} option {name}",
+                f"be an {default.__name__} object",
+                _describe_value(value),
+                f"Set its fields instead (e.g. opts.{name}.{next(iter(default._defaults))})",
+            )
+        object.__setattr__(self, name, checked(self._title, name, value))
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and vars(other) == vars(self)

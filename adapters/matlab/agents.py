@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 from typing import Any, List, Optional
 
 import numpy as np
 from bridge.adapters.matlab.agent_options import OPTIONS_OF, _Options, rlAgentInitializationOptions, sb3_settings
+from bridge.adapters.matlab.datatypes import matlab_size
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import action_channels, observation_channels, rlFunctionEnv
 from bridge.compat import optional_import
@@ -72,6 +74,8 @@ class Agent:
     Attributes:
         AgentOptions: the options it was built with (a copy); InitializationOptions likewise.
         ObservationInfo, ActionInfo: copies of the specs.
+        policy: the SB3 policy the observation needs: "MultiInputPolicy" for several channels,
+            "CnnPolicy" for a uint8 image spec ([h w c] in [0, 255]), else "MlpPolicy".
         model: the SB3 model underneath (``model.save`` / SB3's API stay available).
     """
 
@@ -171,6 +175,7 @@ class Agent:
                 else noise.OrnsteinUhlenbeckActionNoise(np.full(n, mean), np.full(n, sigma), theta=theta, dt=dt)
             )
         self._kwargs = kwargs
+        self.policy = self._policy(self._export.observation_space)
         model = self._new_model(self._export, seed)
         if "epsilon" in extras:
             model.exploration_schedule = _EpsilonDecay(*extras["epsilon"])
@@ -178,12 +183,40 @@ class Agent:
         setattr(model, _META, self._meta())
         return model
 
+    def _policy(self, observation_space: Any) -> str:
+        """The SB3 policy the observation needs (a Dict: MultiInputPolicy, an image: CnnPolicy, else
+        MlpPolicy), or a SpecError before any model is built when SB3's CNN cannot take the image."""
+        from bridge.adapters.sb3.lowering import cnn_refusal, policy_for
+
+        policy = policy_for(observation_space)
+        too_small = cnn_refusal(observation_space, policy)
+        if too_small is not None:
+            subject, expectation, got, _ = too_small.parts
+            raise error(
+                SpecError,
+                f"{self.kind} {subject}",
+                expectation,
+                got,
+                'Declare a larger image spec, or one with DataType="double" (SB3 then flattens it into the MLP)',
+            )
+        return policy
+
     def _new_model(self, env: Any, seed: Optional[int]) -> Any:
         import torch
 
         cls = getattr(sb3(self.kind), self.algorithm)
         torch.set_num_threads(1)  # as train runs: the initial weights then do not depend on the thread count
-        return cls("MlpPolicy", env, seed=seed, verbose=0, device="cpu", **self._kwargs)
+        try:
+            return cls(self.policy, env, seed=seed, verbose=0, device="cpu", **self._kwargs)
+        except (ValueError, AssertionError) as e:  # SB3's own checks of a combination of options
+            title = OPTIONS_OF[self.kind][0].__name__
+            raise error(
+                SpecError,
+                f"{self.kind} options",
+                f"be a combination SB3's {self.algorithm} accepts",
+                f"{type(e).__name__}: {e}" if str(e) else type(e).__name__,
+                f"Change the {title} or rlAgentInitializationOptions values SB3 names",
+            ) from None
 
     def use_env(self, vec_env: Any, seed: Optional[int]) -> Any:
         """The model, set to train on ``vec_env``; another number of envs rebuilds it with the same weights."""
@@ -280,6 +313,7 @@ def getAction(agent: Agent, observation: Any) -> List[Any]:
     if not several and isinstance(observation, list) and len(observation) == 1:
         observation = observation[0]  # {obs}
     neutral = lowering.convert(observation, "getAction observation")
+    _refuse_nan(neutral, "getAction observation")
     action = agent.predict(neutral)[0]
     space = agent._spec_env.action_space
     if isinstance(space, spaces.Discrete):
@@ -287,6 +321,22 @@ def getAction(agent: Agent, observation: Any) -> List[Any]:
     else:
         action = np.asarray(action).astype(space.dtype).reshape(space.shape)
     return [agent._spec_env.action_lowering.encode(action)]
+
+
+def _refuse_nan(neutral: Any, subject: str) -> None:
+    """A NaN in the observation makes the network answer an arbitrary action: refuse it instead."""
+    channels = neutral.items() if isinstance(neutral, dict) else [(None, neutral)]
+    for key, value in channels:
+        array = np.asarray(value)
+        if array.dtype.kind == "f" and np.isnan(array).any():
+            at = [int(i) for i in np.argwhere(np.isnan(array))[0]]
+            raise error(
+                SpecError,
+                subject if key is None else f"{subject} channel {key!r}",
+                "hold no NaN (the network would answer an arbitrary action)",
+                f"NaN at index {at} of a value of size {matlab_size(array.shape)}",
+                "Pass the observation the environment returned, with every element a number",
+            )
 
 
 def save(filename: str, agent: Agent) -> str:
@@ -297,12 +347,39 @@ def save(filename: str, agent: Agent) -> str:
     return filename if filename.endswith(".zip") else filename + ".zip"
 
 
+def _what_is(path: str) -> str:
+    if os.path.isdir(path):
+        return "a folder"
+    return "not a regular file" if os.path.exists(path) else "no such file"
+
+
 def load(filename: str) -> Agent:
     """``load(filename)``: the agent :func:`save` wrote (the file is unpickled: load your own files)."""
     sb3("load of an agent")
+    import zipfile
+
     from stable_baselines3.common.save_util import load_from_zip_file
 
-    data, _, _ = load_from_zip_file(filename, device="cpu")
+    if isinstance(filename, str) and not os.path.isfile(filename) and os.path.isfile(filename + ".zip"):
+        filename += ".zip"  # as save named it
+    if not isinstance(filename, str) or not os.path.isfile(filename):
+        raise error(
+            SpecError,
+            "load file",
+            "be an existing file written by save(filename, agent)",
+            repr(filename) if not isinstance(filename, str) else f"{filename!r} ({_what_is(filename)})",
+            "Pass the path save returned (it ends in .zip)",
+        )
+    try:
+        data, _, _ = load_from_zip_file(filename, device="cpu")
+    except (zipfile.BadZipFile, ValueError, KeyError, EOFError) as e:
+        raise error(
+            SpecError,
+            "load file",
+            "be an agent written by save(filename, agent)",
+            f"{filename!r} ({type(e).__name__}: {e})",
+            "Load a file this facade saved",
+        ) from None
     meta = (data or {}).get(_META)
     if not isinstance(meta, dict):
         raise error(

@@ -176,11 +176,22 @@ def _elements(value: Any) -> Tuple[np.ndarray, str]:
             _describe_value(value),
             "Give every element the same size",
         )
-    # Python numbers are MATLAB doubles; numpy values keep their class
+    logical = [a.dtype.kind == "b" for a in arrays]
+    if any(logical) and not all(logical):
+        raise error(
+            SpecError,
+            "rlFiniteSetSpec Elements",
+            "be all logical (True/False) or all numbers (a mix would turn True into 1.0)",
+            _describe_value(value),
+            "Use [True, False] or [1, 0]",
+        )
+    # Python numbers are MATLAB doubles, Python bools MATLAB logicals; numpy values keep their class
     explicit = [np.asarray(v).dtype for v in items if isinstance(v, (np.ndarray, np.generic))]
     dtype = (
         explicit[0]
         if explicit and all(d == explicit[0] for d in explicit) and explicit[0] in CLASS_OF
+        else np.dtype(np.bool_)
+        if all(logical)
         else np.dtype(np.float64)
     )
     if isinstance(value, np.ndarray) and value.dtype in CLASS_OF:

@@ -6,6 +6,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 from bridge.adapters.matlab.export import MatlabEnv
+from bridge.adapters.matlab.option_values import checked
 
 from bridge import spaces
 from bridge.env import Env
@@ -18,37 +19,35 @@ __all__ = ["rlSimulationOptions", "sim", "Experience", "IS_DONE"]
 IS_DONE = {"running": 0, "terminated": 1, "truncated": 2}
 
 
-def _count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise error(SpecError, f"rlSimulationOptions {name}", "be an integer >= 1", value, f"Set e.g. {name}=500")
-    return int(value)
+_SIMULATION_DEFAULTS = {"MaxSteps": 500, "NumSimulations": 1}
 
 
 class rlSimulationOptions:
-    """Options for :func:`sim`: ``MaxSteps`` per simulation and ``NumSimulations``."""
+    """Options for :func:`sim`: ``MaxSteps`` per simulation and ``NumSimulations``, checked on set;
+    an unknown name is refused with the known ones listed (as the other options objects do)."""
 
-    def __init__(self, MaxSteps: int = 500, NumSimulations: int = 1) -> None:
-        self.MaxSteps = MaxSteps
-        self.NumSimulations = NumSimulations
+    MaxSteps: int
+    NumSimulations: int
 
-    @property
-    def MaxSteps(self) -> int:
-        return self._max_steps
+    def __init__(self, **values: Any) -> None:
+        for name, default in _SIMULATION_DEFAULTS.items():
+            object.__setattr__(self, name, default)
+        for name, value in values.items():
+            setattr(self, name, value)
 
-    @MaxSteps.setter
-    def MaxSteps(self, value: int) -> None:
-        self._max_steps = _count(value, "MaxSteps")
-
-    @property
-    def NumSimulations(self) -> int:
-        return self._num_simulations
-
-    @NumSimulations.setter
-    def NumSimulations(self, value: int) -> None:
-        self._num_simulations = _count(value, "NumSimulations")
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in _SIMULATION_DEFAULTS:
+            raise error(
+                SpecError,
+                f"rlSimulationOptions option {name}",
+                f"be one of {sorted(_SIMULATION_DEFAULTS)}",
+                name,
+                "envbridge refuses an option rather than ignore it; drop it or use a listed one",
+            )
+        object.__setattr__(self, name, checked("rlSimulationOptions", name, value))
 
     def __repr__(self) -> str:
-        return f"rlSimulationOptions(MaxSteps={self._max_steps}, NumSimulations={self._num_simulations})"
+        return f"rlSimulationOptions(MaxSteps={self.MaxSteps}, NumSimulations={self.NumSimulations})"
 
 
 class Experience:

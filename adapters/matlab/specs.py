@@ -148,6 +148,7 @@ class rlNumericSpec:
     def LowerLimit(self, value: Any) -> None:
         limit = _limit(value, "LowerLimit", self._dimension)
         self._check_order(limit, self._upper)
+        _whole(limit, "LowerLimit", self._data_type)
         self._lower = limit
 
     @property
@@ -158,6 +159,7 @@ class rlNumericSpec:
     def UpperLimit(self, value: Any) -> None:
         limit = _limit(value, "UpperLimit", self._dimension)
         self._check_order(self._lower, limit)
+        _whole(limit, "UpperLimit", self._data_type)
         self._upper = limit
 
     @property
@@ -166,7 +168,10 @@ class rlNumericSpec:
 
     @DataType.setter
     def DataType(self, value: str) -> None:
-        self._data_type = _data_type(value, "rlNumericSpec")
+        data_type = _data_type(value, "rlNumericSpec")
+        for prop, limit in (("LowerLimit", self._lower), ("UpperLimit", self._upper)):
+            _whole(limit, prop, data_type)
+        self._data_type = data_type
 
     @property
     def Name(self) -> str:
@@ -255,6 +260,23 @@ class rlNumericSpec:
             f"rlNumericSpec(Dimension={self.Dimension}, LowerLimit={_short(self._lower)}, "
             f"UpperLimit={_short(self._upper)}, "
             f"DataType={self._data_type!r}, Name={self._name!r}, Description={self._description!r})"
+        )
+
+
+def _whole(limit: Any, prop: str, data_type: str) -> None:
+    """An integer class holds whole limits only: 0.5 for int32 would silently become 0 (a wider range)."""
+    if limit is None or DATA_TYPES[data_type].kind not in "iu":
+        return
+    values = np.asarray(limit, dtype=np.float64).reshape(-1)
+    bad = [v for v in values.tolist() if math.isfinite(v) and v != math.floor(v)]
+    if bad:
+        inward = math.ceil(bad[0]) if prop == "LowerLimit" else math.floor(bad[0])
+        raise error(
+            SpecError,
+            f"rlNumericSpec {prop}",
+            f"be a whole number for DataType {data_type!r} (an integer class holds no fraction)",
+            bad[0],
+            f'Pass {prop}={inward} (the whole limit inside {bad[0]!r}), or DataType="double"',
         )
 
 

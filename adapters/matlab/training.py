@@ -10,12 +10,14 @@ where it is first met, as MATLAB counts.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, Dict, Optional
 
 import numpy as np
 from bridge.adapters.matlab.agents import Agent, sb3
+from bridge.adapters.matlab.option_values import checked
 
-from bridge.env import Env, TimeLimit
+from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import SpecError, error
 from bridge.spaces import _describe_value
 from bridge.vector import VectorEnv
@@ -49,12 +51,6 @@ _DEFAULTS: Dict[str, Any] = {
 }
 
 
-def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise error(SpecError, f"rlTrainingOptions {name}", "be an integer >= 1", value, f"Set e.g. {name}=500")
-    return int(value)
-
-
 def _choice(name: str, value: Any, allowed: tuple) -> str:
     if value not in allowed:
         raise error(SpecError, f"rlTrainingOptions {name}", f"be one of {list(allowed)}", repr(value), "Pick one")
@@ -84,13 +80,12 @@ class rlTrainingOptions:
                 name,
                 "envbridge refuses an option rather than ignore it; drop it or use a listed one",
             )
-        if name in ("MaxEpisodes", "MaxStepsPerEpisode", "ScoreAveragingWindowLength"):
-            value = _count(name, value)
-        elif name in ("StopTrainingCriteria", "SaveAgentCriteria"):
+        if name in ("StopTrainingCriteria", "SaveAgentCriteria"):
             value = _choice(name, value, CRITERIA)
         elif name == "Plots":
             value = _choice(name, value, _PLOTS)
-        elif name == "UseParallel" and value:
+        value = checked("rlTrainingOptions", name, value)
+        if name == "UseParallel" and value:
             raise error(
                 SpecError,
                 "rlTrainingOptions UseParallel",
@@ -98,8 +93,6 @@ class rlTrainingOptions:
                 value,
                 "Train an rlFunctionVectorEnv (NumEnv=...) for batched experience",
             )
-        elif name in ("StopTrainingValue", "SaveAgentValue"):
-            value = float(value)
         object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
@@ -163,21 +156,71 @@ def _training_env(env: Any, opts: rlTrainingOptions) -> Any:
     )
 
 
-def _same_specs(agent: Agent, env: Any) -> None:
+class _AsSpecs(Wrapper):
+    """The env as its MATLAB specs declare it: a neutral Image (or any space the specs read as a
+    plain Box) re-declared as the spec's space. The values are the same arrays; only the declaration
+    the agent's model was built on changes."""
+
+    def __init__(self, env: Env, agent: Agent) -> None:
+        super().__init__(env)
+        self.observation_space = agent._spec_env.observation_space
+        self.action_space = agent._spec_env.action_space
+
+
+def _same_specs(agent: Agent, env: Any) -> Any:
+    """The env to train on: ``env``, or ``env`` declared by its specs when those equal the agent's."""
     from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo
 
+    spaces_differ = False
     for what, mine, theirs in (
         ("observation", agent._spec_env.observation_space, _space(env, "observation")),
         ("action", agent._spec_env.action_space, _space(env, "action")),
     ):
         if mine != theirs:
             theirs_specs = getObservationInfo(env) if what == "observation" else getActionInfo(env)
+            ours = agent.ObservationInfo if what == "observation" else agent.ActionInfo
+            if isinstance(env, Env) and theirs_specs == ours:
+                spaces_differ = True  # e.g. an Image the specs read as a uint8 rlNumericSpec
+                continue
             raise error(
                 SpecError,
                 f"train env {what} specs",
                 f"match the agent's ({agent.ObservationInfo if what == 'observation' else agent.ActionInfo!r})",
                 repr(theirs_specs),
                 "Build the agent from the env's specs: getObservationInfo(env), getActionInfo(env)",
+            )
+    return _AsSpecs(env, agent) if spaces_differ else env
+
+
+def _check_directories(opts: rlTrainingOptions) -> None:
+    """The folders train writes to are folders (or can be made), checked before the first episode."""
+    used = [
+        ("ProgressDirectory", opts.Plots == "training-progress"),
+        ("SaveAgentDirectory", opts.SaveAgentCriteria != "none"),
+    ]
+    for name, in_use in used:
+        path = getattr(opts, name)
+        if not in_use:
+            continue
+        parent = os.path.dirname(os.path.abspath(path))
+        while not os.path.exists(parent):
+            parent = os.path.dirname(parent)
+        problem = (
+            "a file"
+            if os.path.exists(path) and not os.path.isdir(path)
+            else f"under {parent!r}, a file"
+            if not os.path.isdir(parent)
+            else None
+        )
+        if problem is None and not os.access(path if os.path.isdir(path) else parent, os.W_OK):
+            problem = "a folder this process cannot write"
+        if problem is not None:
+            raise error(
+                SpecError,
+                f"rlTrainingOptions {name}",
+                "name a folder train can write (it is checked before the first episode)",
+                f"{path!r} ({problem})",
+                f"Set {name} to a folder path, or remove the file",
             )
 
 
@@ -217,7 +260,8 @@ def train(agent: Agent, env: Any, opts: Optional[rlTrainingOptions] = None, *, s
             _describe_value(opts),
             "Build them with rlTrainingOptions()",
         )
-    _same_specs(agent, env)
+    env = _same_specs(agent, env)
+    _check_directories(opts)
     from bridge.adapters.matlab.training_loop import run
 
     rows, reason, elapsed = run(agent, _training_env(env, opts), opts, seed)

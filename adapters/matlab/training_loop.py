@@ -98,6 +98,11 @@ def run(agent: Agent, env: Any, opts: Any, seed: Optional[int]) -> Tuple[List[Li
     model = agent.use_env(vec_env, seed)
     if seed is not None:
         model.set_random_seed(seed)
+    if opts.Verbose:
+        from bridge.adapters.sb3.lowering import POLICY_REASONS
+
+        why = POLICY_REASONS[agent.policy]
+        print(f"{agent.kind}: SB3 {agent.algorithm} with {agent.policy!r} ({why})", flush=True)
     progress = TrainingProgress(agent.kind, repr(env), opts, started)
     manager = EpisodeManager(agent, opts, progress)
     budget = (opts.MaxEpisodes + vec_env.num_envs) * opts.MaxStepsPerEpisode

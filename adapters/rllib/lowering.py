@@ -30,7 +30,7 @@ from bridge.errors import ConversionError, error
 
 gymnasium = optional_import("gymnasium", "the RLlib export")
 
-__all__ = ["lower", "rllib_refusal", "needs_flatten", "CNN_SIZES"]
+__all__ = ["lower", "rllib_refusal", "needs_flatten", "no_default_cnn", "CNN_SIZES"]
 
 # the image sizes RLlib's default CNN has filters for (ray/rllib/models/utils.py get_filter_config)
 CNN_SIZES = ((96, 96), (84, 84), (64, 64), (42, 42), (10, 10))
@@ -91,10 +91,19 @@ def rllib_refusal(space: ns.Space, path: str = "action") -> Optional[ConversionE
 
 
 def needs_flatten(space: Any) -> bool:
-    """True when RLlib's default encoders need ``FlattenObservations`` for this exported space."""
+    """True when RLlib's default encoders need ``FlattenObservations`` for this exported space: not
+    a Box, a Box neither 1-D nor 3-D, or an image of a size RLlib's default CNN has no filters for
+    (its module would not build; flattened, an MLP reads it)."""
     if not isinstance(space, gymnasium.spaces.Box):
         return True
-    return len(space.shape) not in (1, 3)
+    if len(space.shape) == 3:
+        return no_default_cnn(space)
+    return len(space.shape) != 1
+
+
+def no_default_cnn(space: Any) -> bool:
+    """A 3-D Box whose height x width RLlib's default CNN has no filters for."""
+    return len(space.shape) == 3 and tuple(space.shape[:2]) not in CNN_SIZES
 
 
 def _box_as_flat(space: ns.Box, inner: Optional[Lowering] = None) -> Lowering:

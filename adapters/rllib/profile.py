@@ -13,7 +13,7 @@ from typing import Any, Dict
 
 from bridge.adapters._shared.profile import announce_roundings, run_runtime_checker
 from bridge.adapters.rllib.export import to_rllib
-from bridge.adapters.rllib.lowering import CNN_SIZES, needs_flatten
+from bridge.adapters.rllib.lowering import needs_flatten, no_default_cnn
 
 from bridge.checker.report import Report
 from bridge.errors import ConversionError
@@ -41,19 +41,21 @@ def rllib_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) 
         "the RLlib export always presents float64 as float32",
     )
     space = export.observation_space
-    if needs_flatten(space):
+    connector = "config.env_runners(env_to_module_connector=lambda env, spaces, device: FlattenObservations())"
+    if no_default_cnn(space):  # without a connector or filters, RLlib's module would not build
+        report.note(
+            T,
+            f"RLlib's default CNN has no filters for images of {space.shape[0]}x{space.shape[1]}: add RLlib's "
+            f"FlattenObservations connector (an MLP reads the image) or your own conv_filters",
+            f"{connector} (envbridge train rllib adds it), or config.rl_module(model_config={{'conv_filters': "
+            "[...]}) for a CNN",
+            "cnn",
+        )
+    elif needs_flatten(space):
         report.note(
             T,
             f"add RLlib's FlattenObservations connector for this observation: {space!r}",
-            "config.env_runners(env_to_module_connector=lambda env, spaces, device: FlattenObservations()); "
-            "envbridge train rllib adds it",
+            f"{connector}; envbridge train rllib adds it",
             "connector",
-        )
-    elif len(space.shape) == 3 and tuple(space.shape[:2]) not in CNN_SIZES:
-        report.note(
-            T,
-            f"RLlib's default CNN has no filters for images of {space.shape[0]}x{space.shape[1]}",
-            "Pass config.rl_module(model_config={'conv_filters': [...]}), or FlattenObservations for an MLP",
-            "cnn",
         )
     export.reset(seed=seed)

@@ -1,11 +1,14 @@
 """The "rllib" conformance view: a tape replayed through the env RLlib itself builds.
 
-The view registers the env (:func:`~bridge.adapters.rllib.export.register`), starts a remote
-``SingleAgentEnvRunner`` actor with one sub-env, and drives the runner's own vector env
+The view registers the env (:func:`~bridge.adapters.rllib.export.register`), builds a
+``SingleAgentEnvRunner`` with one sub-env inside a Ray actor, and drives the runner's own vector env
 (``DictInfoToList`` over Gymnasium's ``SyncVectorEnv`` over ``gym.make``'s wrappers over the
 export): what RLlib's sampling loop steps. Neutral actions are encoded and observations decoded
 inside the actor with the export's own lowerings. Episode ends follow RLlib's next-step autoreset:
 the step after an end is the reset, so a tape's unseeded reset is that step.
+
+One actor per Ray session hosts the views' runners (each view builds and stops its own runner
+there): a new actor per view is a new worker process importing torch and RLlib, ~5 s a view.
 """
 
 from __future__ import annotations
@@ -25,6 +28,40 @@ from bridge.env import Env
 __all__ = ["RLlibView"]
 
 _COUNT = itertools.count()
+_HOSTS: dict = {}  # Ray job id -> the runner-hosting actor of that session
+
+
+class _RunnerHost:
+    """The actor that holds the views' env runners, each under its own key."""
+
+    def __init__(self) -> None:
+        self.runners: dict = {}
+
+    def open(self, key: str, config: Any) -> Any:
+        from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+        try:  # worker_index 1: built as a remote env runner is, the one that samples
+            self.runners[key] = SingleAgentEnvRunner(config=config, worker_index=1, num_workers=1)
+        except Exception as e:
+            return "raised", (type(e).__name__, str(e))
+        return "ok", None
+
+    def apply(self, key: str, what: str, *args: Any) -> Any:
+        return _remote(self.runners[key], what, *args)
+
+    def close(self, key: str) -> None:
+        runner = self.runners.pop(key, None)
+        if runner is not None:
+            runner.stop()
+
+
+def _host(ray: Any) -> Any:
+    """This Ray session's runner host, started on first use (Ray ends it with the session)."""
+    job = ray.get_runtime_context().get_job_id()
+    if job not in _HOSTS:
+        _HOSTS.clear()  # handles of an ended session
+        _HOSTS[job] = ray.remote(num_cpus=0)(_RunnerHost).remote()
+    return _HOSTS[job]
 
 
 class _Given:
@@ -100,7 +137,6 @@ class RLlibView(View):
 
     def __init__(self, env: Env) -> None:
         from ray.rllib.algorithms.ppo import PPOConfig
-        from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
         self.determinism = env.determinism
         # the export's refusals, here (inside the actor they would only end it); the runner's
@@ -119,11 +155,16 @@ class RLlibView(View):
         )
         if needs_flatten(self._lowering.space):  # what an RLlib user adds so the runner's module builds
             config.env_runners(env_to_module_connector=flatten_connector)
-        self.actor = ray.remote(num_cpus=0)(SingleAgentEnvRunner).remote(config=config, worker_index=1, num_workers=1)
+        self._key = name
+        self.actor = _host(ray)
+        self._answer(self.actor.open.remote(name, config))
         self._pending = False  # the last step ended an episode: the next step is RLlib's reset
 
     def _call(self, what: str, *args: Any) -> Any:
-        status, value = self._ray.get(self.actor.apply.remote(_remote, what, *args))
+        return self._answer(self.actor.apply.remote(self._key, what, *args))
+
+    def _answer(self, pending: Any) -> Any:
+        status, value = self._ray.get(pending)
         if status == "ok":
             return value
         kind, text = value
@@ -155,4 +196,4 @@ class RLlibView(View):
         self._pending = snapshot[1]
 
     def close(self) -> None:
-        self._ray.kill(self.actor)
+        self._ray.get(self.actor.close.remote(self._key))

@@ -18,7 +18,14 @@ from bridge.errors import ConversionError, error
 
 gymnasium = optional_import("gymnasium", "the SB3 export")
 
-__all__ = ["sb3_refusal", "policy_for", "cnn_refusal"]
+__all__ = ["sb3_refusal", "policy_for", "POLICY_REASONS", "cnn_refusal"]
+
+# why policy_for picks each policy, in the words advice and verbose lines use
+POLICY_REASONS = {
+    "MultiInputPolicy": "a Dict observation",
+    "CnnPolicy": "an image observation",
+    "MlpPolicy": "a flat observation",
+}
 
 
 def sb3_refusal(neutral_action_space: ns.Space, action: Any) -> Optional[ConversionError]:

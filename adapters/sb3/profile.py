@@ -11,10 +11,10 @@ import contextlib
 import io
 from typing import Any, Dict
 
-from bridge.adapters._shared.profile import announce_roundings, run_runtime_checker
+from bridge.adapters._shared.profile import announce_roundings, normalize_fix, run_runtime_checker
 from bridge.adapters.gymnasium.export import GymnasiumEnv
 from bridge.adapters.gymnasium.profile import export_or_report
-from bridge.adapters.sb3.lowering import cnn_refusal, policy_for, sb3_refusal
+from bridge.adapters.sb3.lowering import POLICY_REASONS, cnn_refusal, policy_for, sb3_refusal
 
 from bridge import spaces as ns
 from bridge.checker.report import Report
@@ -44,8 +44,10 @@ def sb3_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) ->
             T,
             "stable_baselines3.common.env_checker.check_env",
             lambda: check_env(export, warn=True),
-            # the error below says what SB3's "minimal resolution" warning says, with the fixes
-            keep=lambda w: too_small is None or "minimal resolution for an image" not in str(w.message),
+            # cnn_refusal decides with SB3's own classes: the error below says what SB3's "minimal
+            # resolution" warning says, with the fixes, and under MlpPolicy or a custom extractor
+            # (check options policy / policy_kwargs) the warning does not apply
+            keep=lambda w: "minimal resolution for an image" not in str(w.message),
         )
     if too_small is not None:
         report.add(T, "error", *too_small.parts, check="cnn")
@@ -72,7 +74,7 @@ def _advise(export: GymnasiumEnv, report: Report, policy_advice: bool) -> None:
     ):
         bounds = f"[{action.low.min()}, {action.high.max()}]"
         text = f"rescale the action Box {bounds} to [-1, 1] for SB3, which squashes/clips actions to the Box"
-        report.note(T, text, "Export with to_gymnasium(env, normalize_actions=True)", "policy")
+        report.note(T, text, normalize_fix(T), "policy")
 
 
 def _advise_policy(export: GymnasiumEnv, report: Report) -> None:
@@ -85,10 +87,6 @@ def _advise_policy(export: GymnasiumEnv, report: Report) -> None:
             T, "error", subject, expectation, repr(dotted[0]), "Rename the key, e.g. with '_' or '/'", check="policy"
         )
         return
-    why = {
-        "MultiInputPolicy": "a Dict observation",
-        "CnnPolicy": "an image observation",
-        "MlpPolicy": "a flat observation",
-    }[policy]
+    why = POLICY_REASONS[policy]
     space = export.observation_space
     report.note(T, f"use {policy!r} for {why}: {space!r}", f"Train with e.g. PPO({policy!r}, vec_env)", "policy")

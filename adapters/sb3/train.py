@@ -17,7 +17,7 @@ import numpy as np
 from bridge.adapters._shared.curves import plot as _plot
 from bridge.adapters._shared.curves import require_cli_extras as _require_cli_extras
 from bridge.adapters.sb3.export import make_vec_env, to_sb3
-from bridge.adapters.sb3.lowering import cnn_refusal, policy_for
+from bridge.adapters.sb3.lowering import POLICY_REASONS, cnn_refusal, policy_for
 from bridge.compat import optional_import
 
 from bridge.config import Key, check_keys, count, fraction, number
@@ -298,7 +298,20 @@ def train(
             replay_buffer_kwargs={"n_sampled_goal": 4, "goal_selection_strategy": "future"},
         )
     kwargs.update(algo_kwargs)
-    policy = policy or policy_for(vec_env.observation_space)
+    needed = policy_for(vec_env.observation_space)
+    # SB3's constructor raises for any other pairing (a Dict needs MultiInputPolicy, CnnPolicy an
+    # image); MlpPolicy flattens an image, which is the one substitute that trains
+    if policy is not None and policy != needed and (policy, needed) != ("MlpPolicy", "CnnPolicy"):
+        vec_env.close()
+        raise SpecError(
+            message(
+                "policy",
+                f"be {needed!r} for {POLICY_REASONS[needed]} ({vec_env.observation_space!r})",
+                repr(policy),
+                f"Pass {needed} (envbridge train sb3 --policy {needed}), or leave the policy out: envbridge picks it",
+            )
+        )
+    policy = policy or needed
     too_small = cnn_refusal(vec_env.observation_space, policy, kwargs.get("policy_kwargs"))
     if too_small is not None:  # else torch fails deep inside the model's constructor
         vec_env.close()

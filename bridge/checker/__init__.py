@@ -13,7 +13,7 @@ from bridge import runtimes
 from bridge.checker.core import core_profile
 from bridge.checker.report import Problem, Report
 from bridge.env import Env
-from bridge.errors import MissingDependencyError, SpecError, message
+from bridge.errors import ContractError, MissingDependencyError, SpecError, message
 from bridge.loading import resolve
 from bridge.vector import VectorEnv
 
@@ -95,7 +95,11 @@ def check(
         report.targets.append(target)
         profile = _profile(target, report)
         if profile is not None:
-            profile(env, report, seed, dict(options.get(target, {})))
+            try:
+                profile(env, report, seed, dict(options.get(target, {})))
+            except ContractError as e:  # the env broke a contract outside a runtime's own checker:
+                # a check always reports (in every era), with the guard's own sentence and fix
+                report.add_exception(target, e, f"the {target} check", "Fix the env", "contract")
     return report
 
 

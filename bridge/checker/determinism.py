@@ -27,6 +27,7 @@ from bridge import snapshot as _snapshot
 from bridge.checker.report import Report
 from bridge.checker.stepping import T, _call, _equal, _run_tape
 from bridge.env import Env, TimeLimit, Wrapper
+from bridge.guard import env_id, unseeded_reset
 
 __all__ = ["PREFIX", "TAPE_LENGTH", "DETOUR", "ACTIONS", "check_seeding", "check_snapshots", "make_fresh"]
 
@@ -80,6 +81,8 @@ def check_seeding(env: Env, report: Report, seed: int, actions: List[Any]) -> No
     reseeded = base._np_random is not generator and base._np_random_seed == seed
     found = first_difference(first, second, "after reset(seed=s)")
     if found is None:
+        if not reseeded:  # the same stream without the seed: still what every export's guard refuses
+            report.add(T, "error", *unseeded_reset(env_id(env), seed).parts, "seeding")
         return
     if not reseeded:
         report.add(

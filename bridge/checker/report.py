@@ -52,6 +52,9 @@ class Report:
     ) -> Problem:
         """Record a problem phrased as the house sentence (the fix is kept apart)."""
         found = Problem(target, severity, statement(subject, expectation, actual), _sentence(fix), check)
+        for known in self.problems:  # one finding once per target, however many checks met it
+            if (known.target, known.severity, known.message, known.fix) == (target, severity, found.message, found.fix):
+                return known
         self.problems.append(found)
         return found
 

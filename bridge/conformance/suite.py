@@ -9,13 +9,14 @@
             return MyEnv()
 
 Each ``test_*`` below then runs in the user's test session: the core contract, every export profile
-available in the interpreter, and a recorded tape replayed through every export (with a snapshot
-detour), each failure naming the target, step and field.
+available in the interpreter (with ``check_options``, e.g. the SB3 policy and ``policy_kwargs`` the
+user trains with), and a recorded tape replayed through every export (with a snapshot detour), each
+failure naming the target, step and field.
 """
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from bridge.checker import check
 from bridge.conformance.replay import verify
@@ -29,6 +30,9 @@ class ConformanceSuite:
     steps: int = 200
     targets: Optional[List[str]] = None  # check targets; default: every one available here
     views: Optional[List[str]] = None  # conformance views; default: every one available here
+    # bridge.check's options per target, as training will use them, e.g. a small image trained with
+    # a custom extractor: {"sb3": {"policy_kwargs": {"features_extractor_class": SmallCNN}}}
+    check_options: Optional[Dict[str, Dict[str, Any]]] = None
 
     def make_env(self) -> Any:
         raise NotImplementedError("ConformanceSuite subclasses implement make_env()")
@@ -37,8 +41,8 @@ class ConformanceSuite:
         return record(self.make_env, seed=self.seed, steps=self.steps)
 
     def test_core_and_export_checks(self) -> None:
-        report = check(self.make_env, targets=self.targets, seed=self.seed)
-        assert report.ok, "\n" + str(report)
+        report = check(self.make_env, targets=self.targets, seed=self.seed, options=self.check_options)
+        assert report.ok, "\n" + str(report)  # errors fail; warnings and advice are shown, not failed
 
     def test_every_export_replays_the_tape(self) -> None:
         tape = self._tape()

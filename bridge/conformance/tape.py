@@ -1,10 +1,12 @@
 """Tapes: a recorded trajectory in neutral form, stored as ``.npz`` plus a JSON manifest.
 
-The manifest holds the env id, the step API, both spaces (``to_dict``), the seed, the entry kinds
-and the sha256 of the ``.npz``; the ``.npz`` is a :mod:`bridge.safe_files` container of plain
-arrays, one per stream and leaf (``obs['pos']``, ``act``, ``reward``, ...), so a tape from a
-stranger is checked whole (sizes before allocation, members against its own manifest) and never
-executes anything. :meth:`Tape.check_replayable` then says whether it can speak about an env.
+The manifest holds the env id, the step API, both spaces (``to_dict``), the seed, the entry kinds,
+the sha256 of the ``.npz`` and, for a tape recorded with ``states=True``, which entries have the
+env's snapshot beside them (in ``<tape>.npz.states``, a :func:`bridge.snapshot.save` file, with its
+sha256); the ``.npz`` is a :mod:`bridge.safe_files` container of plain arrays, one per stream and
+leaf (``obs['pos']``, ``act``, ``reward``, ...), so a tape from a stranger is checked whole (sizes
+before allocation, members against its own manifest) and never executes anything.
+:meth:`Tape.check_replayable` then says whether it can speak about an env.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 import numpy as np
 
 from bridge import safe_json, spaces
+from bridge import snapshot as _snapshot
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, message
 from bridge.safe_files import LIMITS, Limits, read_npz, sha256_file, write_npz
@@ -81,6 +84,7 @@ class Tape:
         actions: List[Any],
         entries: List[Entry],
         step_api: str = STEP_API,
+        states: Optional[Dict[int, Any]] = None,
     ) -> None:
         self.env_id = env_id
         self.observation_space = observation_space
@@ -89,6 +93,8 @@ class Tape:
         self.actions = actions
         self.entries = entries
         self.step_api = step_api
+        # entry index -> the env's clone_state() right after that entry (what the next one came from)
+        self.states: Dict[int, Any] = dict(states or {})
 
     # -- files --------------------------------------------------------------------------------
     def save(self, path: str) -> str:
@@ -116,6 +122,10 @@ class Tape:
             "kinds": "".join("r" if e.kind == "reset" else "s" for e in self.entries),
             "npz_sha256": _sha256(path),
         }
+        if self.states:
+            indices = sorted(self.states)
+            _snapshot.save(path + STATES, [self.states[i] for i in indices], compress=True)
+            manifest["states"] = {"entries": indices, "sha256": _sha256(path + STATES)}
         with open(path + ".json", "w") as f:
             f.write(safe_json.dumps(manifest, safe_json.depth_of(manifest), indent=1))
         return path + ".json"
@@ -165,7 +175,8 @@ class Tape:
             )
             for i, k in enumerate(kinds)
         ]
-        return cls(manifest["env"], obs_space, act_space, manifest["seed"], actions, entries, step_api)
+        states = _states(path, manifest, len(kinds), limits)
+        return cls(manifest["env"], obs_space, act_space, manifest["seed"], actions, entries, step_api, states)
 
     # -- before a replay ------------------------------------------------------------------------
     def check_replayable(
@@ -219,6 +230,33 @@ _MANIFEST_TYPES = {
     "kinds": ("a str of 'r' (reset) and 's' (step)", lambda v: isinstance(v, str) and set(v) <= {"r", "s"}),
     "npz_sha256": ("64 lowercase hex digits", lambda v: isinstance(v, str) and bool(re.fullmatch("[0-9a-f]{64}", v))),
 }
+
+
+STATES = ".states"  # the snapshots beside a tape: <tape>.npz.states
+
+
+def _states(path: str, manifest: Dict[str, Any], entries: int, limits: Limits) -> Dict[int, Any]:
+    """The snapshots the manifest declares, checked like the tape: its own hash, then the file."""
+    declared = manifest.get("states")
+    if declared is None:
+        return {}
+    name = os.path.basename(path) + STATES
+    indices = declared.get("entries") if isinstance(declared, dict) else None
+    ok = isinstance(indices, list) and all(type(i) is int and 0 <= i < entries for i in indices)
+    if not ok or indices != sorted(set(indices)) or not isinstance(declared.get("sha256"), str):
+        expectation = f"be {{'entries': [increasing entry indices below {entries}], 'sha256': hex}}"
+        raise ContractError(message("tape manifest 'states'", expectation, repr(declared)[:60], _RECORD))
+    digest = _sha256(path + STATES)
+    if digest != declared["sha256"]:
+        got = f"{digest[:12]}..."
+        expectation = f"have sha256 {declared['sha256'][:12]}..."
+        raise ContractError(message(f"tape snapshots {name}", expectation, got, "Record the tape again"))
+    found = _snapshot.load(path + STATES, limits=limits)
+    if not isinstance(found, list) or len(found) != len(indices):
+        got = f"{len(found)} snapshots" if isinstance(found, list) else type(found).__name__
+        expectation = f"hold one snapshot per declared entry ({len(indices)})"
+        raise ContractError(message(f"tape snapshots {name}", expectation, got, _RECORD))
+    return dict(zip(indices, found))
 
 
 def _check_manifest(manifest: Dict[str, Any]) -> None:
@@ -310,10 +348,14 @@ def record(
     steps: int = 200,
     action_seed: Optional[int] = None,
     env_id: Optional[str] = None,
+    states: bool = False,
 ) -> Tape:
     """Run ``steps`` actions sampled with ``action_seed`` (default: ``seed``) and keep the stream.
 
     ``env`` is a registered id, an Env, or a factory; episode ends are followed by ``reset()``.
+    With ``states`` the tape also keeps the env's snapshots (``clone_state()``), so another era can
+    replay it from the recorded state: after every entry for determinism "strong", after each reset
+    and every :data:`CHECKPOINT` steps for "weak", none for "none" (it has no snapshots).
     """
     if isinstance(env, str):
         from bridge.registry import make
@@ -324,20 +366,30 @@ def record(
     name = env_id or getattr(getattr(env.unwrapped, "spec", None), "id", None) or type(env.unwrapped).__name__
     rng = np.random.default_rng(seed if action_seed is None else action_seed)
     actions = [env.action_space.sample(rng) for _ in range(steps)]
+    every = {"strong": 1, "weak": CHECKPOINT}.get(env.determinism, 0) if states else 0
+    kept: Dict[int, Any] = {}
     obs, _ = env.reset(seed=seed)
     entries = [Entry("reset", _copy(obs))]
-    for action in actions:
+    for i, action in enumerate(actions):
+        if every and (i % every == 0 or entries[-1].kind == "reset"):
+            kept[len(entries) - 1] = _copy(env.clone_state())  # get_state() may hand out live arrays
         obs, reward, terminated, truncated, _ = env.step(action)
         entries.append(Entry("step", _copy(obs), float(reward), bool(terminated), bool(truncated)))
         if terminated or truncated:
+            if every:
+                kept[len(entries) - 1] = _copy(env.clone_state())  # get_state() may hand out live arrays
             entries.append(Entry("reset", _copy(env.reset()[0])))
     env.close()
-    return Tape(name, env.observation_space, env.action_space, seed, actions, entries)
+    return Tape(name, env.observation_space, env.action_space, seed, actions, entries, states=kept)
+
+
+CHECKPOINT = 25  # steps between the snapshots of a tape of a "weak" env
 
 
 def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return tuple(_copy(v) for v in value)
+    if isinstance(value, (tuple, list)):
+        copied = [_copy(v) for v in value]
+        return copied if isinstance(value, list) else tuple(copied)
     return np.array(value, copy=True) if isinstance(value, np.ndarray) else value

@@ -156,3 +156,54 @@ def test_every_recorded_action_is_checked_against_the_action_space():
     tape.actions = [np.int64(7)] + list(base.actions[1:])
     with raises_exactly(ContractError, f"tape action 0 must lie in [0, 3], got 7. {RECORD} (the env cannot take it)."):
         tape.check_replayable(base.observation_space, base.action_space)
+
+
+def _weak_grid():
+    env = bridge.examples.GridWorld()
+    env.determinism = "weak"
+    return bridge.TimeLimit(env, 20)
+
+
+def test_a_tape_with_states_keeps_a_snapshot_per_entry_strong_or_per_checkpoint_weak(tmp_path):
+    strong = record(lambda: bridge.TimeLimit(bridge.examples.GridWorld(), 20), seed=0, steps=60, states=True)
+    assert sorted(strong.states) == list(range(len(strong.entries) - 1))
+    weak = record(_weak_grid, seed=0, steps=60, states=True)
+    resets = [i for i, e in enumerate(weak.entries) if e.kind == "reset"]
+    ends = [i - 1 for i in resets[1:]]  # the step before each later reset
+    assert (
+        set(resets) <= set(weak.states) and set(ends) <= set(weak.states) and len(weak.states) < len(weak.entries) // 2
+    )
+    path = str(tmp_path / "strong.npz")
+    strong.save(path)
+    again = Tape.load(path)
+    assert sorted(again.states) == sorted(strong.states)
+    assert np.array_equal(again.states[10]["env"]["state"]["agent"], strong.states[10]["env"]["state"]["agent"])
+    assert again.states[10]["env"]["rng"] == strong.states[10]["env"]["rng"]
+
+
+def test_a_changed_snapshot_file_of_a_tape_is_refused(tmp_path):
+    path = str(tmp_path / "t.npz")
+    record(lambda: bridge.TimeLimit(bridge.examples.GridWorld(), 20), seed=0, steps=10, states=True).save(path)
+    other = str(tmp_path / "u.npz")
+    record(lambda: bridge.TimeLimit(bridge.examples.GridWorld(), 20), seed=1, steps=10, states=True).save(other)
+    os.replace(other + ".states", path + ".states")
+    with open(path + ".json") as f:
+        declared = json.load(f)["states"]["sha256"]
+    with pytest.raises(ContractError) as caught:
+        Tape.load(path)
+    assert str(caught.value).startswith(f"tape snapshots t.npz.states must have sha256 {declared[:12]}..., got ")
+    assert str(caught.value).endswith(". Record the tape again.")
+
+
+def test_a_malformed_states_entry_in_a_tape_manifest_is_refused(tmp_path):
+    path = str(tmp_path / "t.npz")
+    record(lambda: bridge.TimeLimit(bridge.examples.GridWorld(), 20), seed=0, steps=10, states=True).save(path)
+    with open(path + ".json") as f:
+        manifest = json.load(f)
+    manifest["states"]["entries"] = [3, 1]
+    with open(path + ".json", "w") as f:
+        json.dump(manifest, f)
+    shown = repr(manifest["states"])[:60]
+    expectation = "be {'entries': [increasing entry indices below 12], 'sha256': hex}"
+    with raises_exactly(ContractError, f"tape manifest 'states' must {expectation}, got {shown}. {RECORD}."):
+        Tape.load(path)

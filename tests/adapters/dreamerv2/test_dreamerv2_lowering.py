@@ -16,6 +16,7 @@ from toy_envs.lowering import ShiftedDiscreteEnv  # noqa: E402
 
 from bridge import spaces as S  # noqa: E402
 from bridge.errors import ContractError, ConversionError, SpecError  # noqa: E402
+from bridge.spaces.base import _describe  # noqa: E402
 
 RESERVED = (
     "reserves (reward, is_first, is_last, is_terminal, action) or one starting with 'log_' (its replay drops those)"
@@ -312,3 +313,28 @@ def test_invalid_dreamer_ready_actions_have_whole_messages():
         act.decode(np.array([np.nan, 0]))
     unchecked = ActionLowering(S.Box(-2, 2, (2,), np.float32), check_actions=False)
     assert unchecked.decode(np.array([0, 2.5])).tolist() == [0.0, 2.0]  # the opt-out clips, never raises
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 1), (1, 2), (2, 3), ()], ids=["1x1", "2x1", "1x2", "2x3", "scalar"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matlab_shaped_box_actions_are_presented_flat_and_decode_back_exactly(shape, dtype):
+    space = S.Box(-2.0, 3.0, shape, dtype)
+    act = ActionLowering(space)
+    size = int(np.prod(shape))
+    assert act.space.shape == (size,) and act.space.dtype == np.float32  # DreamerV2's world model: rank 1
+    assert act.space.low.tolist() == [-2.0] * size and act.space.high.tolist() == [3.0] * size
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        sent = rng.uniform(-2.0, 3.0, size).astype(np.float32)
+        got = act.decode(sent)
+        assert got.shape == shape and got.dtype == dtype and space.contains(got)
+        assert np.array_equal(got.reshape(-1), sent.astype(dtype))  # float32 -> float64 is exact
+        assert np.array_equal(act.encode(got), sent)
+    assert act.decode(list(act.space.high)).tolist() == np.full(shape, 3.0).tolist()
+    outside = np.full(size, 4.0, np.float32)
+    with raises_exactly(
+        ContractError,
+        f"the Dreamer-ready action must be a float array of shape ({size},) inside [low, high] = [-2.0, 3.0], "
+        f"got {_describe(outside)}. Send values in [-1, 1] through DreamerV2's NormalizeAction.",
+    ):
+        act.decode(outside)  # named as sent (flat), not as reshaped

@@ -60,7 +60,9 @@ def test_the_documented_port_runs(tmp_path, monkeypatch, capsys):
     )
     trainingStats = train(agent, env, trainOpts, seed=0)
     assert list(trainingStats.EpisodeIndex) == [1, 2]
-    assert capsys.readouterr().out.startswith("Episode:    1/2 | Episode reward:")
+    assert capsys.readouterr().out.startswith(
+        "rlDQNAgent: SB3 DQN with 'MlpPolicy' (a flat observation)\nEpisode:    1/2 | Episode reward:"
+    )
     assert (tmp_path / "training-progress" / "training-progress.png").exists()
     simOpts = rlSimulationOptions(MaxSteps=500)
     experience = sim(bridge.TimeLimit(env, 500), agent, simOpts)[0]

@@ -145,8 +145,9 @@ def test_save_agent_criteria_saves_each_episode_that_meets_it(tmp_path):
 def test_verbose_prints_matlab_s_line_per_episode(capsys):
     train(small_agent(), growing_env(), options(Verbose=True, StopTrainingCriteria="EpisodeCount", StopTrainingValue=3))
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 3
-    assert lines[1].startswith(
+    assert len(lines) == 4
+    assert lines[0] == "rlPPOAgent: SB3 PPO with 'MlpPolicy' (a flat observation)"  # which policy, before episode 1
+    assert lines[2].startswith(
         "Episode:    2/40 | Episode reward:      2.00 | Episode steps:     2 | Average reward:      1.50 | Step Count:       3 | Episode Q0:"
     )
 
@@ -181,7 +182,7 @@ def test_training_progress_writes_the_csv_and_png(tmp_path, capsys):
         ),
         (
             dict(MaxEpisodes=0),
-            "rlTrainingOptions MaxEpisodes must be an integer >= 1, got 0. Set e.g. MaxEpisodes=500.",
+            "rlTrainingOptions MaxEpisodes must be an int >= 1, got 0. Pass a whole number in range.",
         ),
         (dict(Plots="on"), "rlTrainingOptions Plots must be one of ['training-progress', 'none'], got 'on'. Pick one."),
     ],

@@ -44,11 +44,13 @@ def test_ppo_with_two_env_runners_solves_gridworld(ray_local):
 
 def test_dqn_on_an_offset_discrete_action_gets_only_valid_actions(ray_local):
     config = config_for(OffsetChoice, "DQN", env_runners=0, num_steps_sampled_before_learning_starts=200)
-    algo, policy = _run(config, 3)
+    config.reporting(min_sample_timesteps_per_iteration=600)  # RLlib's 1,000 a round: 3 rounds took ~100 s
+    algo, policy = _run(config, 1)
     try:
         env = algo.env_runner.env.unwrapped.envs[0].unwrapped.neutral.unwrapped
         assert env.seen == {1, 2, 3}  # every action RLlib took, shifted by the export: only valid ones
-        assert evaluate(to_rllib(OffsetChoice()), policy, episodes=5)["return"] >= 0.0
+        # greedy: action 2 (exported as 1) at every step pays 10; random pays ~3.3
+        assert evaluate(to_rllib(OffsetChoice()), policy, episodes=5)["return"] == 10.0
     finally:
         algo.stop()
 

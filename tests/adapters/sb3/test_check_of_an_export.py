@@ -34,7 +34,7 @@ class Throttle(bridge.Env):
 
 ADVICE = (
     "rescale the action Box [0.0, 2.0] to [-1, 1] for SB3, which squashes/clips actions to the Box.",
-    "Export with to_gymnasium(env, normalize_actions=True).",
+    "Export with to_sb3(env, normalize_actions=True), which exposes the action as [-1, 1].",
 )
 
 

@@ -115,12 +115,14 @@ def test_profile_advises_normalize_actions_for_an_asymmetric_box():
     assert any(p.severity == "warning" and "symmetric and normalized" in p.message for p in found)
     assert (
         fixes["runtime-checker"]
-        == "Export with to_gymnasium(env, normalize_actions=True), which exposes the action as [-1, 1]."
+        == "Export with to_sb3(env, normalize_actions=True), which exposes the action as [-1, 1]."
     )
     assert [p.message for p in found if p.check == "policy"][1] == (
         "rescale the action Box [0.0, 4.0] to [-1, 1] for SB3, which squashes/clips actions to the Box."
     )
-    assert [p.fix for p in found if p.check == "policy"][1] == "Export with to_gymnasium(env, normalize_actions=True)."
+    assert [p.fix for p in found if p.check == "policy"][1] == (
+        "Export with to_sb3(env, normalize_actions=True), which exposes the action as [-1, 1]."
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sb3_check_env(to_sb3(Asymmetric(), normalize_actions=True))
