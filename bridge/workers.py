@@ -109,6 +109,10 @@ class Pool:
         on_fault: called first when the pool is poisoned (the owner marks itself closed).
         on_stop: called once the workers are stopped (on close and on a fault), e.g. to release
             shared memory only they mapped.
+        on_death: the complaint of a worker that is gone (default :func:`died`; a remote host adds
+            what it printed to stderr).
+        on_garbled: the complaint of a reply that cannot be read here (default :func:`unpicklable`;
+            a remote host's frames are not pickles).
     """
 
     def __init__(
@@ -121,12 +125,15 @@ class Pool:
         owner: str,
         on_fault: Optional[Callable[[], None]] = None,
         on_stop: Optional[Callable[[], None]] = None,
+        on_death: Callable[[Any], Complaint] = died,
+        on_garbled: Callable[[str, str], Complaint] = unpicklable,
     ) -> None:
         from multiprocessing.connection import wait  # here, not at import: `import bridge` stays light
 
         self.processes, self.conns, self.names = list(processes), list(conns), list(names)
         self.timeout, self.where, self.owner, self.on_fault = timeout, where, owner, on_fault
         self.on_stop, self._wait = on_stop, wait
+        self.on_death, self.on_garbled = on_death, on_garbled
         self.closed = False
         self.failure = ""
         self._poll: Any = None  # one poll object per pool, built at the first wait (see _ready)
@@ -146,7 +153,7 @@ class Pool:
         try:
             self.conns[index].send(message)
         except (OSError, ValueError):
-            self.fault(index, died(self.processes[index]))
+            self.fault(index, self.on_death(self.processes[index]))
 
     def receive(self, index: int, call: str, when: Optional[str] = None) -> Any:
         """Worker ``index``'s reply to ``call``, watching every worker of the pool while waiting."""
@@ -175,13 +182,13 @@ class Pool:
                     try:
                         replies[i] = conn.recv()
                     except (EOFError, OSError):
-                        self.fault(i, died(self.processes[i]), when)
+                        self.fault(i, self.on_death(self.processes[i]), when)
                     except Exception as e:  # noqa: BLE001 - a reply that does not unpickle here
-                        self.fault(i, unpicklable(call, describe(e)), when)
+                        self.fault(i, self.on_garbled(call, describe(e)), when)
                     pending.remove(i)
             for i, sentinel in enumerate(sentinels):  # a worker of this pool died meanwhile
                 if sentinel in ready and not self.conns[i].poll(0):
-                    self.fault(i, died(self.processes[i]), when)
+                    self.fault(i, self.on_death(self.processes[i]), when)
         return [replies[i] for i in indices]
 
     def _ready(self, watched: List[Any], timeout: Optional[float]) -> Any:
