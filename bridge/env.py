@@ -219,6 +219,16 @@ class Env:
             )
         )
 
+    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
+        """Set ``name`` on the outermost layer that has it, else (``force``) on this one, as Gymnasium 1.x."""
+        layer: Env = self
+        while not hasattr(layer, name) and isinstance(layer, Wrapper):
+            layer = layer.env
+        if hasattr(layer, name) or force:
+            setattr(layer if hasattr(layer, name) else self, name, value)
+            return True
+        return False
+
     # -- snapshots ---------------------------------------------------------------------------
     def get_state(self) -> Any:
         """Simulation fields only, as plain data (no RNG: the base class adds it)."""

@@ -22,6 +22,7 @@ from bridge.errors import ContractError, SpecError, error
 
 __all__ = [
     "Pool",
+    "apply",
     "DEFAULT_TIMEOUT",
     "BUILD_TIMEOUT",
     "check_timeout",
@@ -246,10 +247,11 @@ def serve(
     Replies are ``("ok", result)`` or ``("error", kind, "<Type>: <message>")`` with kind "raised"
     (the env raised: reported, not raised, so the parent can name the env and the step) or
     "unpicklable" (the result could not be pickled). ``command`` is "reset" ``(seed, options)``,
-    "step" ``action`` or "close"; with ``attach``, also "attach" ``payload`` (``attach(payload)``
-    maps shared memory: an object with ``action()``, this worker's action, and ``put(obs) -> bool``)
-    and "step-shared" (the action is ``action()``). Once attached, an observation that ``put``
-    accepts is written there and the reply is ``("shared", result)`` with None in its place.
+    "step" ``action``, "apply" ``(op, name, payload)`` (:func:`apply`) or "close"; with ``attach``,
+    also "attach" ``payload`` (``attach(payload)`` maps shared memory: an object with ``action()``,
+    this worker's action, and ``put(obs) -> bool``) and "step-shared" (the action is ``action()``).
+    Once attached, an observation that ``put`` accepts is written there and the reply is
+    ``("shared", result)`` with None in its place.
     """
     try:
         env = env_fn()
@@ -270,6 +272,8 @@ def serve(
                 if command == "step" or command == "step-shared":
                     action = payload if command == "step" else shared.action()
                     result: Any = env.step(action)
+                elif command == "apply":
+                    result = apply(env, *payload)
                 else:  # "reset"
                     seed, options = payload
                     result = env.reset(seed=seed, options=options)
@@ -291,6 +295,20 @@ def serve(
     finally:
         env.close()
         conn.close()
+
+
+def apply(env: Any, op: str, name: str, payload: Any) -> Any:
+    """One sub-env's part of ``call`` / ``get_attr`` / ``set_attr`` (a worker serves it as "apply"):
+    "get" reads ``name`` through the wrapper stack; "call" calls it with ``payload = (args,
+    kwargs)`` if callable (else returns it); "set" sets it on the layer that has it (else the outermost)."""
+    if op == "set":
+        env.set_wrapper_attr(name, payload)
+        return None
+    found = env.get_wrapper_attr(name) if hasattr(env, "get_wrapper_attr") else getattr(env, name)
+    if op == "call" and callable(found):
+        args, kwargs = payload
+        return found(*args, **kwargs)
+    return found
 
 
 def _attach(conn: Any, attach: Optional[Callable[[Any], Any]], payload: Any) -> Any:

@@ -150,9 +150,10 @@ def array_checks(
 
     Bounds are compared on the value as given, before any cast. By default (Gymnasium's rule) a
     numpy value must have a dtype that holds the space's values (an integer dtype for an integer
-    space, a dtype that casts safely otherwise), so a wider array is refused, never rounded; a
-    Python int (and, for a float space, a float) is taken as written. ``classic`` is gym 0.23's
-    rule: Python lists too, and any float width for a float space (cast after the bounds check).
+    space; for a float space, values it holds exactly: a dtype that casts safely, or numbers that
+    cast without rounding, e.g. float64 actions of a float32 policy), so a lossy cast is refused,
+    never done; a Python int (and, for a float space, a float) is taken as written. ``classic`` is
+    gym 0.23's rule: Python lists too (under the same exact-cast rule). One rule in both eras.
     """
 
     def check(x: Any, path: str, batch: bool) -> Optional[Mismatch]:
@@ -163,11 +164,12 @@ def array_checks(
             x = np.asarray(x)
             if x.dtype.kind not in ("iu" if integer else "iuf"):
                 return (path, f"hold {'integers' if integer else 'numbers'}", _describe(x), _cast_fix(dtype))
-        elif not (
-            x.dtype.kind in "iu" if integer else (x.dtype.kind in "iuf" if classic else np.can_cast(x.dtype, dtype))
-        ):
-            need = "an integer dtype" if integer else f"a dtype that casts safely to {dtype}"
-            return (path, f"have {need}", f"dtype {x.dtype}", f"Cast it with .astype(np.{dtype})")
+            if not (scalar or integer or exact_cast(x, dtype)):
+                return _lossy(path, x, dtype)
+        elif integer and x.dtype.kind not in "iu":
+            return (path, "have an integer dtype", f"dtype {x.dtype}", f"Cast it with .astype(np.{dtype})")
+        elif not integer and not exact_cast(x, dtype):
+            return _lossy(path, x, dtype)
         want = (x.shape[:1] + shape) if batch and x.ndim else shape
         if x.shape != want or (batch and x.ndim == 0):
             prefix = "(num_envs,) + " if batch else ""
@@ -192,6 +194,22 @@ def inside(x: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
         xs, lo, hi = x.astype(object), low.astype(object), high.astype(object)
         return np.asarray((xs >= lo) & (xs <= hi), dtype=bool)
     return (x >= low) & (x <= high)
+
+
+def exact_cast(x: np.ndarray, dtype: np.dtype) -> bool:
+    """True if the numbers in ``x`` are ``dtype`` values exactly: a dtype that casts safely, or
+    values that cast without rounding (float64 actions a float32 policy computed), in every era."""
+    if np.can_cast(x.dtype, dtype):
+        return True
+    if x.dtype.kind not in "iuf":
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.array_equal(x.astype(dtype), x))
+
+
+def _lossy(path: str, x: np.ndarray, dtype: np.dtype) -> Mismatch:
+    expectation = f"hold values {dtype} represents exactly (a cast that rounds is refused)"
+    return (path, expectation, f"dtype {x.dtype} values that round", f"Round them yourself: .astype(np.{dtype})")
 
 
 def _cast_fix(dtype: np.dtype) -> str:
