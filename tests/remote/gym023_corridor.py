@@ -1,5 +1,5 @@
 """A gym-0.23-only env (gym 0.23 does not import on numpy 2): hosted in the legacy venv by
-``bridge.remote`` and trained on from the modern one (tests/remote/test_cross_era.py).
+``bridge.remote`` and trained on from the modern one (tests/remote/test_sb3_on_a_legacy_host.py).
 
 ``GymCorridor`` is written against gym 0.23's API (``seed`` through ``reset(seed=)``, 4-tuple
 ``step``, ``done``); ``Corridor`` is the bridge.Env that drives it (the importers of the "bring the
