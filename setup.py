@@ -23,10 +23,14 @@ def _pins(name):
 
 EXTRAS = {
     "gymnasium": ["gymnasium>=1.0,<2"],
+    # the envs the importers' tests bring in (MiniGrid's, through from_gymnasium)
+    "gymnasium-envs": ["gymnasium>=1.0,<2", "minigrid==3.2.0"],
     "sb3": ["gymnasium>=1.0,<2", "stable-baselines3>=2.9,<3", "torch>=2.3"],
     "rllib": ["ray[rllib]>=2.60,<3", "torch>=2.3"],
     # then: pip install --no-deps dreamerv2==2.2.0 (its own requirements pull a mujoco that does not build)
     "legacy": _pins("constraints-legacy.txt"),
+    # dm_env out (to_dm_env) and in (from_dm_env); dm_control's suite is the real source it is tested on
+    "dm": ["dm-env>=1.6,<2", "dm-tree", "dm-control==1.0.50", "mujoco==3.17.0"],
     "cli": ["tqdm", "rich", "matplotlib"],
     "test": ["pytest>=7", "hypothesis>=6", "pytest-timeout>=2"],
 }

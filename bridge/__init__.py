@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from bridge import examples, runtimes, spaces
+from bridge._version import __version__ as __version__  # re-exported: bridge.__version__
 from bridge.checker import Problem, Report, check
 from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import BridgeError, ContractError, ConversionError, MissingDependencyError, SpecError
+from bridge.hosted.client import RemoteEnv, remote
 from bridge.registry import EnvSpec, make, register, registry
 from bridge.vector import SyncVectorEnv, VectorEnv, vectorize
-
-__version__ = "0.1.0"
 
 __all__ = [
     "spaces",
@@ -26,6 +26,8 @@ __all__ = [
     "VectorEnv",
     "SyncVectorEnv",
     "vectorize",
+    "remote",
+    "RemoteEnv",
     "register",
     "make",
     "registry",

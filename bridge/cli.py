@@ -12,15 +12,19 @@ shows the chained cause's).
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
+import re
 import sys
 import traceback
 from typing import Any, Callable, List, NoReturn, Optional
 
 from bridge import runtimes
 from bridge.errors import BridgeError, SpecError, error
-from bridge.loading import env_source, import_modules, importable_cwd, load_env
+from bridge.hosted.client import host_python, remote
+from bridge.loading import SCHEMES, env_source, import_modules, importable_cwd, load_env
+from bridge.registry import register
 
 # sub-command -> "module:function(args) -> exit code" (the train commands come from the table)
 _COMMANDS = {
@@ -30,7 +34,7 @@ _COMMANDS = {
     "pins": "bridge.compat.pins:pins_command",
     "init tox": "bridge.compat.project:init_command",
 }
-ENV_HELP = "a registered id, module:attr or path/to/file.py:attr"
+ENV_HELP = "a registered id, module:attr, path/to/file.py:attr or " + " or ".join(f"{s}:ID" for s in SCHEMES)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,7 +74,24 @@ def _env_options() -> argparse.ArgumentParser:
         help="import MODULE (or a .py file) first, for ids it registers (repeatable)",
     )
     parent.add_argument("--verbose", action="store_true", help="show everything the runtime prints, and tracebacks")
+    parent.add_argument(
+        "--host-python",
+        metavar="PYTHON",
+        help="run the env in this interpreter (a path, or an era name read from $ENVBRIDGE_PYTHON_<NAME>); "
+        "see docs/remote.md",
+    )
     return parent
+
+
+def host_remotely(args: argparse.Namespace, key: str) -> None:
+    """``--host-python``: ``args.env`` becomes an id of this run whose entry point is ``bridge.remote``."""
+    if key == "train rllib":
+        fix = "Drop --host-python for RLlib (its env runners resolve the env in their own processes)"
+        raise error(SpecError, "--host-python", "go with check, conform or a single-process train", key, fix)
+    host_python(args.host_python)  # refused here, before anything starts
+    hosted = "remote/" + re.sub(r"[^\w:.-]+", "_", args.env)  # an id every runtime's registry accepts
+    register(hosted, functools.partial(remote, args.env, python=args.host_python, imports=tuple(args.imports)))
+    args.env = hosted
 
 
 def _train_parser(sub: Any, row: runtimes.Runtime, parents: List[argparse.ArgumentParser]) -> None:
@@ -204,6 +225,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     shown = _show_runtime_prints() if getattr(args, "verbose", False) else None
     try:
         import_modules(getattr(args, "imports", []))
+        if getattr(args, "host_python", None):
+            host_remotely(args, key)
         target = runtimes.get(args.runtime).train if args.command == "train" else _COMMANDS[key]
         return int(runtimes.load(target)(args) or 0)
     except BridgeError as e:

@@ -13,6 +13,8 @@ __all__ = [
     "BridgeError",
     "SpecError",
     "ContractError",
+    "BatchError",
+    "OrderError",
     "ConversionError",
     "MissingDependencyError",
     "message",
@@ -38,6 +40,16 @@ class SpecError(BridgeError, ValueError):
 
 class ContractError(BridgeError, RuntimeError):
     """An environment broke the API contract at run time (bad action, bad step output, misuse)."""
+
+
+class BatchError(ContractError, ValueError):
+    """A batch of the wrong size (actions, values per sub-env, a reset mask): a ContractError that
+    is also the ValueError Gymnasium raises there, so existing ``except ValueError`` clauses work."""
+
+
+class OrderError(ContractError, AssertionError):
+    """A step before the first reset, where the runtime's own order check raises AssertionError
+    (gym 0.23's OrderEnforcing, which gym's ``check_env`` expects word for word)."""
 
 
 class ConversionError(BridgeError, TypeError):

@@ -2,8 +2,10 @@
 remote env runners.
 
 :func:`resolve` takes a registered id (with its make kwargs), ``module:attr`` or
-``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), a
-factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
+``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), an
+env of another framework as ``scheme:id`` (:data:`SCHEMES`: ``gymnasium:CartPole-v1``,
+``gym:CartPole-v1``, ``dm_control:cartpole-swingup``; the rest and the make kwargs go to that
+framework's importer), a factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
 :class:`bridge.VectorEnv` class or instance; it says whether it built the env (so a refused export
 closes what it built, never the caller's env). :func:`load_env` is the same for a string alone.
 """
@@ -14,15 +16,24 @@ import os
 import sys
 from typing import Any, Dict, Iterable, Optional, Tuple
 
+from bridge import runtimes
 from bridge.env import Env
 from bridge.errors import BridgeError, ContractError, SpecError, error, message
 from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
 from bridge.vector import VectorEnv
 
-__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES"]
+__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES", "SCHEMES"]
 
 # what resolve() takes, for messages
 SOURCES = "a bridge.Env, its class, a factory, a registered id, module:attr or path/to/file.py:attr"
+
+# scheme -> "module:attr" of the importer that builds a neutral env from the rest of ``scheme:rest``
+# (with the make kwargs); loaded on first use, so naming a scheme imports nothing. One entry each.
+SCHEMES: Dict[str, str] = {
+    "gymnasium": "bridge.adapters.importers.gymnasium:from_gymnasium",
+    "gym": "bridge.adapters.importers.gym:from_gym",
+    "dm_control": "bridge.adapters.dm_env.importer:from_dm_control",
+}
 
 _FORMS = "module:attr or path/to/file.py:attr"
 _NAMES = f"a registered id, {_FORMS}"
@@ -77,6 +88,9 @@ def env_source(name: str) -> Any:
         known += "" if known.endswith("?") else "."
         fix = f"{known} If a module of yours registers it, pass --import MODULE; or name the env as {_FORMS}"
         raise SpecError(message("env id", "be registered", repr(name), fix))
+    scheme, _, rest = name.partition(":")
+    if scheme in SCHEMES:
+        return _imported(name, SCHEMES[scheme], rest)
     where, _, attr = name.rpartition(":")
     if where.endswith(".py"):
         target = _import_file(where)
@@ -90,6 +104,19 @@ def env_source(name: str) -> Any:
     if isinstance(target, str):  # an id string would be looked up again: say what it is instead
         raise _not_an_env(name, target)
     return target
+
+
+def _imported(name: str, importer: str, rest: str) -> Any:
+    """A factory of the neutral env over another framework's env ``rest`` (named ``name`` in messages)."""
+    if not rest:
+        fix = f"Name the env after the colon, e.g. {name}CartPole-v1"
+        raise SpecError(message("env", "name an id after the scheme", repr(name), fix))
+
+    def build(**kwargs: Any) -> Any:
+        return runtimes.load(importer)(rest, **kwargs)
+
+    build.__qualname__ = build.__name__ = name
+    return build
 
 
 def _not_an_env(name: str, found: Any) -> SpecError:

@@ -102,7 +102,9 @@ OPTIONS: Dict[str, Option] = {
         Option("normalize_actions", _flag, False, "expose a bounded float Box action as [-1, 1]"),
         Option("image_layout", _choice("CHW", "HWC"), "CHW", "how images are presented: CHW (SB3's CNN) or HWC"),
         Option("max_episode_steps", _count(1, True), None, "cap episodes with bridge.TimeLimit (truncated=True)"),
-        Option("autoreset_mode", _choice(None, "next-step", "same-step"), None, "the autoreset mode presented"),
+        Option(
+            "autoreset_mode", _choice(None, "next-step", "same-step", "disabled"), None, "the autoreset mode presented"
+        ),
         Option("size", _size, (64, 64), "the image size DreamerV2's ResizeImage produces"),
         Option("time_limit", _count(0, False), 0, "DreamerV2's own TimeLimit duration (0: none)"),
         Option("parallel", _choice(None, "thread", "process"), None, "DreamerV2's common.Async strategy"),

@@ -29,7 +29,8 @@ class Runtime:
         probe: the top-level modules whose presence means the runtime can run here.
         profile: ``"module:function"`` of the check profile, ``profile(env, report, seed, options)``.
         view: ``"module:class"`` of the conformance view (built as ``View(make_env)``), or None.
-        exports: convenience names reachable as ``bridge.<name>`` -> ``"module:attr"``.
+        exports: convenience names reachable as ``bridge.<name>`` -> ``"module:attr"`` (the exports, and
+            the importer that brings the runtime's own envs in, e.g. ``from_gymnasium``).
         export, batch_export: the names (keys of ``exports``) of the scalar and the batched export.
         options, batch_options: the options (:data:`bridge.options.OPTIONS`) each of them honours.
         float32: the runtime computes in float32 (the default of ``float64_as_float32``).
@@ -103,6 +104,7 @@ RUNTIMES: Dict[str, Runtime] = {
             {
                 "to_gymnasium": f"{_A}.gymnasium.export:to_gymnasium",
                 "to_gymnasium_vector": f"{_A}.gymnasium.vector:to_gymnasium_vector",
+                "from_gymnasium": f"{_A}.importers.gymnasium:from_gymnasium",
             },
             export="to_gymnasium",
             batch_export="to_gymnasium_vector",
@@ -194,7 +196,7 @@ RUNTIMES: Dict[str, Runtime] = {
             ("gym",),
             f"{_A}.gym.profile:gym_profile",
             f"{_A}.gym.view:GymView",
-            {"to_gym": f"{_A}.gym.export:to_gym"},
+            {"to_gym": f"{_A}.gym.export:to_gym", "from_gym": f"{_A}.importers.gym:from_gym"},
             export="to_gym",
             options=("check_actions", "strict", "max_episode_steps"),
             refusals={
@@ -236,6 +238,25 @@ RUNTIMES: Dict[str, Runtime] = {
             train_help="DreamerV2 2.2.0 through to_dreamerv2 (legacy era)",
             train_steps=1_000,
             train_flags=((("--preset",), {"default": None, "help": "tiny (default, CPU-sized), small, or default"}),),
+        ),
+        Runtime(
+            "dm_env",
+            f"{_A}.dm_env",
+            "dm",
+            "modern",
+            ("dm_env", "tree"),
+            f"{_A}.dm_env.profile:dm_env_profile",
+            f"{_A}.dm_env.view:DmEnvView",
+            {"to_dm_env": f"{_A}.dm_env.export:to_dm_env", "from_dm_env": f"{_A}.dm_env.importer:from_dm_env"},
+            export="to_dm_env",
+            options=("check_actions", "strict", "max_episode_steps", "seed"),
+            refusals={
+                "float64_as_float32": "Drop float64_as_float32: dm_env specs keep every dtype as it is",
+                "image_layout": _HWC.format("dm_env"),
+                "normalize_actions": "Drop normalize_actions: dm_env passes actions as their specs declare them",
+                "autoreset_mode": "Drop autoreset_mode: dm_env's step() after LAST resets, always",
+            },
+            tox_envs=("modern",),
         ),
         Runtime(
             "matlab",

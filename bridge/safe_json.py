@@ -76,7 +76,8 @@ def parse_json(text: str, *, subject: str, fix: str, limits: Limits = LIMITS) ->
     if len(text) > limits.max_json_bytes:
         expectation = f"be at most {limits.max_json_bytes:,} characters of JSON (Limits.max_json_bytes)"
         raise refuse(expectation, f"{len(text):,} characters")
-    depth = depth_of_text(text)
+    opens = text.count("[") + text.count("{")  # no deeper than its opening brackets: small texts skip the scan
+    depth = opens if opens <= min(FAST_DEPTH, limits.max_json_depth) else depth_of_text(text)
     if depth > limits.max_json_depth:
         raise refuse(f"nest at most {limits.max_json_depth:,} levels (Limits.max_json_depth)", f"{depth:,} levels")
     try:

@@ -25,6 +25,7 @@ from bridge.errors import ContractError, SpecError, error
 
 __all__ = [
     "Pool",
+    "apply",
     "DEFAULT_TIMEOUT",
     "BUILD_TIMEOUT",
     "check_timeout",
@@ -144,6 +145,10 @@ class Pool:
         on_fault: called first when the pool is poisoned (the owner marks itself closed).
         on_stop: called once the workers are stopped (on close and on a fault), e.g. to release
             shared memory only they mapped.
+        on_death: the complaint of a worker that is gone (default :func:`died`; a remote host adds
+            what it printed to stderr).
+        on_garbled: the complaint of a reply that cannot be read here (default :func:`unpicklable`;
+            a remote host's frames are not pickles).
     """
 
     def __init__(
@@ -156,12 +161,15 @@ class Pool:
         owner: str,
         on_fault: Optional[Callable[[], None]] = None,
         on_stop: Optional[Callable[[], None]] = None,
+        on_death: Callable[[Any], Complaint] = died,
+        on_garbled: Callable[[str, str], Complaint] = unpicklable,
     ) -> None:
         from multiprocessing.connection import wait  # here, not at import: `import bridge` stays light
 
         self.processes, self.conns, self.names = list(processes), list(conns), list(names)
         self.timeout, self.where, self.owner, self.on_fault = timeout, where, owner, on_fault
         self.on_stop, self._wait = on_stop, wait
+        self.on_death, self.on_garbled = on_death, on_garbled
         self.closed = False
         self.failure = ""
         self._poll: Any = None  # one poll object per pool, built at the first wait (see _ready)
@@ -181,7 +189,7 @@ class Pool:
         try:
             self.conns[index].send(message)
         except (OSError, ValueError):
-            self.fault(index, died(self.processes[index]))
+            self.fault(index, self.on_death(self.processes[index]))
 
     def receive(self, index: int, call: str, when: Optional[str] = None) -> Any:
         """Worker ``index``'s reply to ``call``, watching every worker of the pool while waiting."""
@@ -211,13 +219,13 @@ class Pool:
                     try:
                         replies[i] = conn.recv()
                     except (EOFError, OSError):
-                        self.fault(i, died(self.processes[i]), when)
+                        self.fault(i, self.on_death(self.processes[i]), when)
                     except Exception as e:  # noqa: BLE001 - a reply that does not unpickle here
-                        self.fault(i, unpicklable(call, describe(e)), when)
+                        self.fault(i, self.on_garbled(call, describe(e)), when)
                     pending.remove(i)
             for i, sentinel in enumerate(sentinels):  # a worker of this pool died meanwhile
                 if sentinel in ready and not self.conns[i].poll(0):
-                    self.fault(i, died(self.processes[i]), when)
+                    self.fault(i, self.on_death(self.processes[i]), when)
         return [replies[i] for i in indices]
 
     def _ready(self, watched: List[Any], timeout: Optional[float]) -> Any:
@@ -276,10 +284,11 @@ def serve(
     Replies are ``("ok", result)`` or ``("error", kind, "<Type>: <message>")`` with kind "raised"
     (the env raised: reported, not raised, so the parent can name the env and the step) or
     "unpicklable" (the result could not be pickled). ``command`` is "reset" ``(seed, options)``,
-    "step" ``action`` or "close"; with ``attach``, also "attach" ``payload`` (``attach(payload)``
-    maps shared memory: an object with ``action()``, this worker's action, and ``put(obs) -> bool``)
-    and "step-shared" (the action is ``action()``). Once attached, an observation that ``put``
-    accepts is written there and the reply is ``("shared", result)`` with None in its place.
+    "step" ``action``, "apply" ``(op, name, payload)`` (:func:`apply`) or "close"; with ``attach``,
+    also "attach" ``payload`` (``attach(payload)`` maps shared memory: an object with ``action()``,
+    this worker's action, and ``put(obs) -> bool``) and "step-shared" (the action is ``action()``).
+    Once attached, an observation that ``put`` accepts is written there and the reply is
+    ``("shared", result)`` with None in its place.
     """
     try:  # a group of its own: the pool's stop kills what the env forks too (see stop_processes)
         os.setpgid(0, 0)
@@ -304,6 +313,8 @@ def serve(
                 if command == "step" or command == "step-shared":
                     action = payload if command == "step" else shared.action()
                     result: Any = env.step(action)
+                elif command == "apply":
+                    result = apply(env, *payload)
                 else:  # "reset"
                     seed, options = payload
                     result = env.reset(seed=seed, options=options)
@@ -325,6 +336,20 @@ def serve(
     finally:
         env.close()
         conn.close()
+
+
+def apply(env: Any, op: str, name: str, payload: Any) -> Any:
+    """One sub-env's part of ``call`` / ``get_attr`` / ``set_attr`` (a worker serves it as "apply"):
+    "get" reads ``name`` through the wrapper stack; "call" calls it with ``payload = (args,
+    kwargs)`` if callable (else returns it); "set" sets it on the layer that has it (else the outermost)."""
+    if op == "set":
+        env.set_wrapper_attr(name, payload)
+        return None
+    found = env.get_wrapper_attr(name) if hasattr(env, "get_wrapper_attr") else getattr(env, name)
+    if op == "call" and callable(found):
+        args, kwargs = payload
+        return found(*args, **kwargs)
+    return found
 
 
 def _attach(conn: Any, attach: Optional[Callable[[Any], Any]], payload: Any) -> Any:

@@ -29,7 +29,7 @@ class ToxEnv:
         name: the tox env name, also the name of its constraints file.
         python: ``"3.9"`` or ``"3.11"``.
         stack: one line for the tox.ini comment (what the env is for).
-        extra: the envbridge extra it installs (None: the numpy-only core).
+        extra: the envbridge extras it installs, comma-separated (None: the numpy-only core).
         deps: further requirements, each with the reason shown in the tox.ini.
         after: what is installed with ``--no-deps`` after everything else, with the reason.
         views: the conformance views that must agree there (a missing framework fails, never
@@ -59,7 +59,7 @@ TOX_ENVS: Dict[str, ToxEnv] = {
     for e in (
         ToxEnv("core-py39", "3.9", "the numpy-only core on its oldest stack, numpy 1.19.5", None),
         ToxEnv("core-py311", "3.11", "the numpy-only core on numpy 2.x", None),
-        ToxEnv("modern", "3.11", "Gymnasium 1.3 and Stable-Baselines3 2.9", "sb3", deps=_TORCH),
+        ToxEnv("modern", "3.11", "Gymnasium 1.3, Stable-Baselines3 2.9 and dm_env", "sb3,dm", deps=_TORCH),
         ToxEnv("rllib", "3.11", "Ray RLlib 2.60 (its own gymnasium pin, 1.2.2)", "rllib", deps=_TORCH),
         ToxEnv(
             "legacy",

@@ -15,11 +15,11 @@ from typing import Any, Dict, Optional, Tuple
 from bridge.adapters._shared.export import declared_options
 from bridge.adapters._shared.lowering import Lowering
 
-from bridge.errors import ContractError, SpecError, error
+from bridge.errors import SpecError, error
 from bridge.loading import resolve
 from bridge.options import split
 from bridge.vector import VectorEnv
-from bridge.vector.batches import batch_problem
+from bridge.vector.batches import as_batch, refuse_batch
 
 __all__ = ["BatchPort", "BatchExport"]
 
@@ -48,12 +48,11 @@ class BatchPort:
     def check(self, actions: Any) -> None:
         """Misuse first, then the whole batch: raises before any sub-env moves."""
         self.vec.check_running()
-        found = batch_problem(self.invalid, actions, self.num_envs)
-        if found is not None:
-            raise error(ContractError, *found)
+        refuse_batch(self.invalid, actions, self.num_envs)
 
     def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict[str, Any]]:
         """Check, decode and step the batch; the observations come back encoded (infos as the base gives them)."""
+        actions = as_batch(actions)
         self.check(actions)
         obs, rewards, terminated, truncated, infos = self.vec.step_validated(self.decode(actions))
         return self.encode(obs), rewards, terminated, truncated, infos

@@ -28,12 +28,26 @@ import numpy as np
 from bridge.errors import ContractError, message
 from bridge.spaces.base import Mismatch, _describe
 
-__all__ = ["Lowering", "Fn", "Check", "same", "role", "array_checks", "float32_presentation", "discrete_table"]
+__all__ = [
+    "Lowering",
+    "Fn",
+    "Check",
+    "same",
+    "role",
+    "array_checks",
+    "float32_presentation",
+    "discrete_table",
+    "dict_check",
+    "tuple_check",
+]
 
 Fn = Callable[[Any], Any]
 Check = Callable[[Any, str], Optional[Mismatch]]
 
-TABLE_LIMIT = 4096  # Discrete action spaces up to this size are checked and decoded by one dict lookup
+# Discrete action spaces up to this size are checked and decoded by one dict lookup in the guard:
+# +2.4k instr/step on GridWorld (3.0 %) and CartPole (2.0 %) (benchmarks/bench_gymnasium_instructions.py); the limit
+# bounds the table's memory
+TABLE_LIMIT = 4096
 
 
 def same(x: Any) -> Any:
@@ -59,7 +73,6 @@ class Lowering:
         "invalid_batch",
         "identity",
         "table",
-        "passes_int64",
         "roundings",
     )
 
@@ -76,7 +89,6 @@ class Lowering:
         invalid_batch: Optional[Check] = None,
         identity: bool = False,
         table: Optional[dict] = None,
-        passes_int64: bool = False,
         roundings: Tuple[str, ...] = (),
     ) -> None:
         self.source, self.space = source, space
@@ -86,7 +98,6 @@ class Lowering:
         # every valid runtime value -> its neutral value (small Discrete spaces): keys are ints,
         # so only a Python int or np.int64 may be looked up (True and 1.0 hash like 1)
         self.table = table
-        self.passes_int64 = passes_int64  # decode returns an np.int64 action itself (Discrete from 0)
         self.roundings = tuple(roundings)
 
     def contains(self, y: Any) -> bool:
@@ -96,13 +107,6 @@ class Lowering:
     def expected(self, x: Any) -> Any:
         """What neutral ``x`` becomes through the announced roundings (``x`` itself when lossless)."""
         return self.decode(self.encode(x)) if self.roundings else x
-
-    def lookup_table(self, check: bool = True) -> Optional[dict]:
-        """The :attr:`table` the guard looks int actions up in, or None: unchecked, a decode that
-        :attr:`passes_int64` is cheaper than the lookup."""
-        if self.table is None or (not check and self.passes_int64):
-            return None
-        return self.table
 
     def preparer(self, check: bool = True, path: str = "action") -> Fn:
         """One function, built once: runtime action -> neutral action, raising ContractError (the
@@ -153,9 +157,10 @@ def array_checks(
 
     Bounds are compared on the value as given, before any cast. By default (Gymnasium's rule) a
     numpy value must have a dtype that holds the space's values (an integer dtype for an integer
-    space, a dtype that casts safely otherwise), so a wider array is refused, never rounded; a
-    Python int (and, for a float space, a float) is taken as written. ``classic`` is gym 0.23's
-    rule: Python lists too, and any float width for a float space (cast after the bounds check).
+    space; for a float space, values it holds exactly: a dtype that casts safely, or numbers that
+    cast without rounding, e.g. float64 actions of a float32 policy), so a lossy cast is refused,
+    never done; a Python int (and, for a float space, a float) is taken as written. ``classic`` is
+    gym 0.23's rule: Python lists too (under the same exact-cast rule). One rule in both eras.
     """
 
     def check(x: Any, path: str, batch: bool) -> Optional[Mismatch]:
@@ -168,11 +173,12 @@ def array_checks(
             x = np.asarray(x)
             if x.dtype.kind not in ("iu" if integer else "iuf"):
                 return (path, f"hold {'integers' if integer else 'numbers'}", _describe(x), _cast_fix(dtype))
-        elif not (
-            x.dtype.kind in "iu" if integer else (x.dtype.kind in "iuf" if classic else np.can_cast(x.dtype, dtype))
-        ):
-            need = "an integer dtype" if integer else f"a dtype that casts safely to {dtype}"
-            return (path, f"have {need}", f"dtype {x.dtype}", f"Cast it with .astype(np.{dtype})")
+            if not (scalar or integer or exact_cast(x, dtype)):
+                return _lossy(path, x, dtype)
+        elif integer and x.dtype.kind not in "iu":
+            return (path, "have an integer dtype", f"dtype {x.dtype}", f"Cast it with .astype(np.{dtype})")
+        elif not integer and not exact_cast(x, dtype):
+            return _lossy(path, x, dtype)
         want = (x.shape[:1] + shape) if batch and x.ndim else shape
         if x.shape != want or (batch and x.ndim == 0):
             prefix = "(num_envs,) + " if batch else ""
@@ -209,6 +215,22 @@ def inside(x: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
     return (x >= low) & (x <= high)
 
 
+def exact_cast(x: np.ndarray, dtype: np.dtype) -> bool:
+    """True if the numbers in ``x`` are ``dtype`` values exactly: a dtype that casts safely, or
+    values that cast without rounding (float64 actions a float32 policy computed), in every era."""
+    if np.can_cast(x.dtype, dtype):
+        return True
+    if x.dtype.kind not in "iuf":
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.array_equal(x.astype(dtype), x))
+
+
+def _lossy(path: str, x: np.ndarray, dtype: np.dtype) -> Mismatch:
+    expectation = f"hold values {dtype} represents exactly (a cast that rounds is refused)"
+    return (path, expectation, f"dtype {x.dtype} values that round", f"Round them yourself: .astype(np.{dtype})")
+
+
 def _cast_fix(dtype: np.dtype) -> str:
     return f"Pass np.asarray(action, dtype=np.{dtype})"
 
@@ -221,16 +243,18 @@ def _fast_batch(shape: Tuple[int, ...], low: np.ndarray, high: np.ndarray, integ
         top = limit.flat[0] if limit.size and (limit == limit.flat[0]).all() else None
         largest = np.maximum.reduce
 
-        # up to 16 envs, Python comparisons (~290 instructions an element) beat the numpy reduce
-        # (~13k a batch, whatever its size); callgrind, numpy 2
+        # up to 16 envs, Python comparisons, not the numpy reduce: 11.1k instructions a check of 16
+        # CartPole actions against 14.8k, i.e. +3.7k a batch step, 1.2 % of the batched row of
+        # benchmarks/bench_sb3_vec.py --instructions at N=16 (the full check: 37.0k); the check
+        # alone under callgrind, numpy 2
         small = 16 if top is not None else 0
         top_int = int(top) if top is not None else None
 
         def unsigned(x: Any, path: str) -> Optional[Mismatch]:
             # a negative int64 viewed as uint64 is huge, so `<= high` also catches values below 0
             if type(x) is np.ndarray and x.dtype is int64 and x.ndim == ndim and x.shape[1:] == shape and x.size:
-                if x.size <= small:  # small batches: Python comparisons beat numpy's per-call overhead
-                    for v in x.tolist() if ndim == 1 else x.ravel().tolist():
+                if x.size <= small:
+                    for v in x.ravel().tolist():
                         if v < 0 or v > top_int:
                             return check(x, path, True)
                     return None
@@ -247,27 +271,18 @@ def _fast_single(
     shape: Tuple[int, ...], dtype: np.dtype, low: np.ndarray, high: np.ndarray, integer: bool, check: Any
 ) -> Check:
     """The per-step check: a cheap test of the common valid case, the full check otherwise."""
-    if shape == () and integer:  # Discrete: plain ints and int64 scalars
-        lo, hi = int(low), int(high)
-
-        def scalar(x: Any, path: str) -> Optional[Mismatch]:
-            if (type(x) is int or type(x) is np.int64) and lo <= x <= hi:
-                return None
-            if isinstance(x, np.integer) and not isinstance(x, np.bool_):
-                return None if lo <= int(x) <= hi else check(np.asarray(x), path, False)
-            return check(x, path, False)
-
-        return scalar
+    if shape == () and integer:  # Discrete: the guard's table lookup decides the common actions
+        return lambda x, path: check(x, path, False)
     uniform = bool((low == low.flat[0]).all() and (high == high.flat[0]).all()) if low.size else True
     if uniform and 0 < low.size <= 64:
-        # small arrays: Python comparisons beat numpy's per-call overhead (NaN fails both)
+        # small arrays: Python comparisons, not numpy's (NaN fails both): +16.7k instr/step on PointMass,
+        # 20 % (benchmarks/bench_gymnasium_instructions.py)
         lo, hi = low.flat[0].item(), high.flat[0].item()
-        flat = len(shape) == 1  # tolist() of a 1-D array is flat already: no ravel() (~800 instructions)
 
         def small(x: Any, path: str) -> Optional[Mismatch]:
             # builtin dtypes are singletons: `is` is the cheap test, the full check decides otherwise
             if type(x) is np.ndarray and x.dtype is dtype and x.shape == shape:
-                for v in x.tolist() if flat else x.ravel().tolist():
+                for v in x.ravel().tolist():
                     if not lo <= v <= hi:
                         return check(x, path, False)
                 return None
@@ -296,8 +311,6 @@ def float32_presentation(low: np.ndarray, high: np.ndarray) -> Tuple[np.ndarray,
     high32 = np.where(high32 < high, np.nextafter(high32, np.float32(np.inf)), high32)
     f32, f64, largest = np.float32, np.float64, float(np.finfo(np.float32).max)
     fits = bool((np.abs(low) <= largest).all() and (np.abs(high) <= largest).all())
-    small, inf = low.size <= 64, float("inf")
-    ndim = low.ndim
 
     def cast(x: Any) -> np.ndarray:
         return np.asarray(x).astype(f32)
@@ -305,10 +318,6 @@ def float32_presentation(low: np.ndarray, high: np.ndarray) -> Tuple[np.ndarray,
     def saturating(x: Any) -> np.ndarray:
         with np.errstate(over="ignore"):  # past float32's range the cast gives inf: saturate it below
             out = np.asarray(x).astype(f32)
-        if small and out.ndim == ndim:  # Python's `in` beats numpy calls on small arrays
-            flat = out.ravel().tolist()
-            if inf not in flat and -inf not in flat:
-                return out
         over = np.isinf(out) & np.isfinite(x)
         if over.any():
             out[over] = np.copysign(largest, np.asarray(x)[over])
@@ -318,3 +327,37 @@ def float32_presentation(low: np.ndarray, high: np.ndarray) -> Tuple[np.ndarray,
         return np.clip(np.asarray(y, dtype=f64), low, high)
 
     return low32, high32, cast if fits else saturating, decode
+
+
+# -- composite checks: the keys (or the length), then each part in order ---------------------------
+def dict_check(keys: List[str], parts: List[Tuple[str, Check]], spec: str) -> Check:
+    """Why a value is not a dict of exactly ``keys`` whose entries pass ``parts``; ``spec`` names
+    the runtime's action space in the fix (``"env.action_space"``, ``"env.action_spec()"``)."""
+
+    def check(y: Any, path: str) -> Optional[Mismatch]:
+        if not isinstance(y, dict) or set(y) != set(keys):
+            got = sorted(y) if isinstance(y, dict) else _describe(y)
+            return (path, f"be a dict with the keys {keys}", got, f"Pass one entry per key of {spec}")
+        for key, inner in parts:
+            found = inner(y[key], f"{path}[{key!r}]")
+            if found is not None:
+                return found
+        return None
+
+    return check
+
+
+def tuple_check(items: List[Check], spec: str) -> Check:
+    """Why a value is not a tuple (or list) of ``len(items)`` values passing ``items`` in order."""
+    count = len(items)
+
+    def check(y: Any, path: str) -> Optional[Mismatch]:
+        if not isinstance(y, (tuple, list)) or len(y) != count:
+            return (path, f"be a tuple of length {count}", _describe(y), f"Pass one value per entry of {spec}")
+        for i, (inner, value) in enumerate(zip(items, y)):
+            found = inner(value, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+
+    return check

@@ -105,7 +105,7 @@ class Port:
         self._env_reset = _passing(self.env.reset, inner) if inner else self.env.reset
         self._encode = None if self.observation.identity else self.observation.encode
         check = self.check_actions
-        self.guard.bind(self._env_step, self.action.preparer(check), self._encode, self.action.lookup_table(check))
+        self.guard.bind(self._env_step, self.action.preparer(check), self._encode, self.action.table)
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)

@@ -9,6 +9,7 @@ is ``terminated`` (what DreamerV2's GymWrapper reads). The export is declared on
 
 from __future__ import annotations
 
+import copy
 import functools
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -18,9 +19,12 @@ from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gym.lowering import gym, lower
 
 from bridge.env import Env
-from bridge.errors import ContractError, SpecError, message
+from bridge.errors import ContractError, OrderError, SpecError, message
+from bridge.guard import NEW
 
 __all__ = ["GymEnv", "to_gym", "register", "make_gym"]
+
+_STEP_BEFORE_RESET = "Cannot call env.step() before calling reset()"  # gym 0.23's OrderEnforcing, verbatim
 
 
 class GymEnv(Export, gym.Env):
@@ -83,7 +87,15 @@ class GymEnv(Export, gym.Env):
         return (obs, info) if return_info else obs
 
     def step(self, action: Any) -> Tuple[Any, float, bool, dict]:
-        obs, reward, terminated, truncated, info = self._step(action)
+        try:
+            obs, reward, terminated, truncated, info = self._step(action)
+        except ContractError as e:
+            if self.port.guard.state is not NEW:
+                raise
+            # gym 0.23's own words and class (OrderEnforcing's AssertionError): its check_env compares them
+            refused = OrderError(_STEP_BEFORE_RESET)
+            refused.parts = e.parts
+            raise refused from e
         self.last_flags = (terminated, truncated)
         info = dict(info)
         info["TimeLimit.truncated"] = truncated and not terminated
@@ -129,7 +141,8 @@ def register(id: str, entry_point: Any, max_episode_steps: Optional[int] = None,
 
     The step cap is the neutral :class:`~bridge.env.TimeLimit` (termination wins on the cap step);
     gym's own TimeLimit is not added, because it marks a cap step that the env also truncates as
-    not truncated. ``gym.make`` still adds its OrderEnforcing wrapper.
+    not truncated, yet ``spec.max_episode_steps`` is the cap (:class:`CappedSpec`). ``gym.make``
+    still adds its OrderEnforcing wrapper.
     """
     if max_episode_steps is not None and (
         isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) or max_episode_steps < 1
@@ -137,3 +150,20 @@ def register(id: str, entry_point: Any, max_episode_steps: Optional[int] = None,
         raise SpecError(message("max_episode_steps", "be an int >= 1 or None", max_episode_steps, "Pass e.g. 100"))
     factory = functools.partial(make_gym, entry_point, max_episode_steps)
     gym.envs.registration.register(id=id, entry_point=factory, kwargs=dict(kwargs or {}))
+    if max_episode_steps is not None:  # the spec says the cap, as gym's own register does
+        specs = gym.envs.registration.registry.env_specs
+        del specs[id]  # replaced, not added twice (the tree counts insertions)
+        specs[id] = CappedSpec(id, factory, max_episode_steps=max_episode_steps, kwargs=dict(kwargs or {}))
+
+
+class CappedSpec(gym.envs.registration.EnvSpec):
+    """A gym 0.23 EnvSpec whose ``max_episode_steps`` is the neutral TimeLimit's cap: ``gym.make``
+    adds no gym TimeLimit on top (it would report a cap step the env also truncates as not
+    truncated), yet ``env.spec.max_episode_steps`` reads the cap, as wrappers and users expect."""
+
+    def make(self, **kwargs: Any) -> Any:
+        uncapped = copy.copy(self)
+        uncapped.max_episode_steps = None  # gym.make adds its TimeLimit for a capped spec
+        env = gym.envs.registration.EnvSpec.make(uncapped, **kwargs)
+        env.unwrapped.spec.max_episode_steps = self.max_episode_steps
+        return env

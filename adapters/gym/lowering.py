@@ -9,15 +9,14 @@ are checked as gym agents send them (numpy values, Python numbers, lists) before
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 import numpy as np
-from bridge.adapters._shared.lowering import Check, Fn, Lowering, array_checks, same
+from bridge.adapters._shared.lowering import Check, Fn, Lowering, array_checks, dict_check, same, tuple_check
 from bridge.adapters.gym.loader import load_gym
 
 from bridge import spaces
 from bridge.errors import ConversionError, error
-from bridge.spaces.base import Mismatch, _describe
 
 gym = load_gym("the gym 0.23 export")
 
@@ -74,7 +73,7 @@ def _lower(space: spaces.Space) -> tuple[Fn, Fn, Check]:
         return (
             same if plain else (lambda x: OrderedDict((k, enc(x[k])) for k, (enc, _, _) in parts)),
             lambda y: {k: dec(y[k]) for k, (_, dec, _) in parts},
-            _dict_check(space, [(k, inv) for k, (_, _, inv) in parts]),
+            dict_check(list(space.keys()), [(k, inv) for k, (_, _, inv) in parts], "env.action_space"),
         )
     if isinstance(space, spaces.Tuple):
         items = [_lower(sub) for sub in space]
@@ -82,7 +81,7 @@ def _lower(space: spaces.Space) -> tuple[Fn, Fn, Check]:
         return (
             same if plain else (lambda x: tuple(enc(v) for (enc, _, _), v in zip(items, x))),
             lambda y: tuple(dec(v) for (_, dec, _), v in zip(items, y)),
-            _tuple_check(space, [inv for _, _, inv in items]),
+            tuple_check([inv for _, _, inv in items], "env.action_space"),
         )
     if isinstance(space, spaces.Discrete):
         # the neutral check is exact for every integer type; int() gives gym's checker a Python int
@@ -103,34 +102,3 @@ def _cast(dtype: np.dtype) -> Fn:
         return y if type(y) is np.ndarray and y.dtype is dtype else np.asarray(y, dtype=dtype)
 
     return decode
-
-
-def _dict_check(space: spaces.Dict, parts: list[tuple[str, Check]]) -> Check:
-    keys = list(space.keys())
-
-    def check(y: Any, path: str) -> Optional[Mismatch]:
-        if not isinstance(y, dict) or set(y) != set(keys):
-            got = sorted(y) if isinstance(y, dict) else _describe(y)
-            return (path, f"be a dict with the keys {keys}", got, "Pass one entry per key of env.action_space")
-        for key, inner in parts:
-            found = inner(y[key], f"{path}[{key!r}]")
-            if found is not None:
-                return found
-        return None
-
-    return check
-
-
-def _tuple_check(space: spaces.Tuple, items: list[Check]) -> Check:
-    count = len(items)
-
-    def check(y: Any, path: str) -> Optional[Mismatch]:
-        if not isinstance(y, (tuple, list)) or len(y) != count:
-            return (path, f"be a tuple of length {count}", _describe(y), "Pass one value per entry of env.action_space")
-        for i, (inner, value) in enumerate(zip(items, y)):
-            found = inner(value, f"{path}[{i}]")
-            if found is not None:
-                return found
-        return None
-
-    return check

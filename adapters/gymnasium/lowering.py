@@ -4,7 +4,8 @@ The protocol is :class:`~bridge.adapters._shared.lowering.Lowering`. Rules (each
 :class:`~bridge.errors.ConversionError` naming the path):
 Box -> Box; Image -> uint8 Box, CHW or HWC; Discrete(n, start) -> Discrete(n) (offset);
 MultiDiscrete (n-D, start) -> flat MultiDiscrete from 0; MultiBinary (n-D) -> flat MultiBinary;
-Dict / Tuple (nested) -> one level of Dict, keys joined with "." (Tuple entries by index).
+Dict / Tuple (nested) -> one level of Dict, keys joined with "/" (Tuple entries by index): a key
+SB3's MultiInputPolicy can build (torch module names cannot hold ".").
 
 The one float policy, opt-in here: ``float64_as_float32=True`` presents float64 Box leaves as float32
 (announced in ``roundings``; ``to_sb3`` turns it on because SB3's policies compute in float32).
@@ -39,7 +40,7 @@ gymnasium = optional_import("gymnasium", "the Gymnasium export")
 __all__ = ["lower", "LAYOUTS", "KEY_SEPARATOR"]
 
 LAYOUTS = ("CHW", "HWC")
-KEY_SEPARATOR = "."
+KEY_SEPARATOR = "/"  # not ".": SB3 builds one torch module per key, and torch refuses "." in names
 
 
 def lower(space: ns.Space, *, path: str, options: Dict[str, Any]) -> Lowering:
@@ -191,7 +192,6 @@ def _lower_discrete(space: ns.Discrete) -> Lowering:
         decode_batch=(lambda y: np.asarray(y, dtype=np.int64) + start) if start else _int64_array,
         invalid_batch=invalid_batch,
         table=discrete_table(n, start),
-        passes_int64=start == 0,
     )
 
 

@@ -117,7 +117,7 @@ def to_done(value: Any, subject: str = "StepFcn output IsDone") -> bool:
 def to_rewards(value: Any, n: int, subject: str = "StepFcn output Reward") -> np.ndarray:
     """A batch of ``n`` rewards -> float64 array of shape (n,) (a copy: the user's buffer may change later)."""
     if type(value) is np.ndarray and value.dtype is _FLOAT64 and value.shape == (n,):
-        return value.copy()  # the common case: copy() costs about half of the general path's astype
+        return value.copy()  # the common case (see vector_env.step_envs for the figure)
     arr = np.asarray(value) if not isinstance(value, (str, bytes)) else None
     if arr is None or arr.dtype.kind not in "iuf" or not same_size(arr.shape, (n,)):
         raise error(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
+from bridge.adapters.matlab.agent_options import _Options
 from bridge.adapters.matlab.export import MatlabEnv
-from bridge.adapters.matlab.option_values import checked
 
 from bridge import spaces
 from bridge.env import Env
@@ -19,35 +19,14 @@ __all__ = ["rlSimulationOptions", "sim", "Experience", "IS_DONE"]
 IS_DONE = {"running": 0, "terminated": 1, "truncated": 2}
 
 
-_SIMULATION_DEFAULTS = {"MaxSteps": 500, "NumSimulations": 1}
-
-
-class rlSimulationOptions:
+class rlSimulationOptions(_Options):
     """Options for :func:`sim`: ``MaxSteps`` per simulation and ``NumSimulations``, checked on set;
-    an unknown name is refused with the known ones listed (as the other options objects do)."""
+    an unknown name is refused with the known ones listed (as every options object does)."""
 
+    _title = "rlSimulationOptions"
+    _defaults = {"MaxSteps": 500, "NumSimulations": 1}
     MaxSteps: int
     NumSimulations: int
-
-    def __init__(self, **values: Any) -> None:
-        for name, default in _SIMULATION_DEFAULTS.items():
-            object.__setattr__(self, name, default)
-        for name, value in values.items():
-            setattr(self, name, value)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name not in _SIMULATION_DEFAULTS:
-            raise error(
-                SpecError,
-                f"rlSimulationOptions option {name}",
-                f"be one of {sorted(_SIMULATION_DEFAULTS)}",
-                name,
-                "envbridge refuses an option rather than ignore it; drop it or use a listed one",
-            )
-        object.__setattr__(self, name, checked("rlSimulationOptions", name, value))
-
-    def __repr__(self) -> str:
-        return f"rlSimulationOptions(MaxSteps={self.MaxSteps}, NumSimulations={self.NumSimulations})"
 
 
 class Experience:

@@ -103,7 +103,8 @@ def needs_flatten(space: Any) -> bool:
 
 def no_default_cnn(space: Any) -> bool:
     """A 3-D Box whose height x width RLlib's default CNN has no filters for."""
-    return len(space.shape) == 3 and tuple(space.shape[:2]) not in CNN_SIZES
+    shape = space.shape if isinstance(space, gymnasium.spaces.Box) else ()
+    return len(shape) == 3 and tuple(shape[:2]) not in CNN_SIZES
 
 
 def _box_as_flat(space: ns.Box, inner: Optional[Lowering] = None) -> Lowering:

@@ -42,7 +42,7 @@ class SB3Env(GymnasiumEnv):
 
     def present(self) -> None:
         super().present()
-        refusal = sb3_refusal(self.neutral.action_space, self)
+        refusal = sb3_refusal(self.neutral.action_space, self.action_space)
         if refusal is not None:  # raised inside the build: an env built here is closed
             raise refusal
 

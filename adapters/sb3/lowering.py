@@ -28,9 +28,8 @@ POLICY_REASONS = {
 }
 
 
-def sb3_refusal(neutral_action_space: ns.Space, export: Any) -> Optional[ConversionError]:
-    """The reason SB3 cannot train on this export, as a ConversionError, or None."""
-    action = export.action_space
+def sb3_refusal(neutral_action_space: ns.Space, action: Any) -> Optional[ConversionError]:
+    """The reason SB3 cannot train on an export of this (Gymnasium) action space, as a ConversionError, or None."""
     if isinstance(action, gymnasium.spaces.Dict):
         kinds = {type(s).__name__ for s in action.spaces.values()}
         hybrid = "Box" in kinds and len(kinds) > 1

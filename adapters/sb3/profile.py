@@ -31,7 +31,7 @@ def sb3_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) ->
     export = export_or_report(env, report, T, **options)
     if export is None:
         return
-    error = sb3_refusal(export.neutral.action_space, export)
+    error = sb3_refusal(export.neutral.action_space, export.action_space)
     if error is not None:
         report.add(T, "error", *error.parts, check="lowering")
         return
@@ -79,6 +79,14 @@ def _advise(export: GymnasiumEnv, report: Report, policy_advice: bool) -> None:
 
 def _advise_policy(export: GymnasiumEnv, report: Report) -> None:
     policy = policy_for(export.observation_space)
+    dotted = [k for k in getattr(export.observation_space, "spaces", {}) if "." in k]
+    if dotted:  # MultiInputPolicy would fail building a module per key: no advice that cannot build
+        subject = f"observation key {dotted[0]!r}"
+        expectation = "not contain '.' (SB3's MultiInputPolicy builds one torch module per key)"
+        report.add(
+            T, "error", subject, expectation, repr(dotted[0]), "Rename the key, e.g. with '_' or '/'", check="policy"
+        )
+        return
     why = POLICY_REASONS[policy]
     space = export.observation_space
     report.note(T, f"use {policy!r} for {why}: {space!r}", f"Train with e.g. PPO({policy!r}, vec_env)", "policy")

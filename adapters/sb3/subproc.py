@@ -27,7 +27,8 @@ import numpy as np
 from bridge.compat import optional_import
 
 from bridge.errors import ContractError, error
-from bridge.vector.batches import batch_problem
+from bridge.vector.batches import as_batch, refuse_batch
+from bridge.vector.sync import distinct_envs
 from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, describe, raised, stop_processes, unpicklable
 
 optional_import("stable_baselines3", "the SB3 export")
@@ -75,9 +76,7 @@ def _pickles(info: dict) -> Optional[dict]:
 
 def _checked(vec: Any, actions: Any) -> None:
     """The whole batch, checked in the export's terms before any env steps (SB3 steps as it goes)."""
-    found = batch_problem(vec._invalid_batch, actions, vec.num_envs)
-    if found is not None:
-        raise error(ContractError, *found)
+    refuse_batch(vec._invalid_batch, actions, vec.num_envs)
 
 
 class CheckedDummyVecEnv(DummyVecEnv):
@@ -86,8 +85,10 @@ class CheckedDummyVecEnv(DummyVecEnv):
     def __init__(self, env_fns: List[Callable[[], Any]], *, invalid_batch: Optional[Check] = None) -> None:
         self._invalid_batch = invalid_batch
         super().__init__(env_fns)
+        distinct_envs(self.envs, lambda: None)  # SB3 compares the exports; one user env in two exports too
 
     def step_async(self, actions: np.ndarray) -> None:
+        actions = as_batch(actions)
         _checked(self, actions)
         super().step_async(actions)
 
@@ -150,6 +151,7 @@ class ReportingSubprocVecEnv(SubprocVecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         self.pool.require_open()
+        actions = as_batch(actions)
         _checked(self, actions)
         super().step_async(actions)
 

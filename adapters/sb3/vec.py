@@ -13,15 +13,20 @@ is over the envs whose episode just ended.
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from bridge.adapters._shared.batch import BatchExport
 from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gymnasium.lowering import lower
+from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.compat import optional_import
 
+from bridge.errors import SpecError, error
 from bridge.vector import VectorEnv
+from bridge.vector.batches import as_batch
+from bridge.vector.infos import env_infos
 
 optional_import("stable_baselines3", "the SB3 export")
 import gymnasium  # noqa: E402
@@ -46,6 +51,9 @@ class BatchedVecEnv(BatchExport, VecEnv):
         )
 
     def present(self) -> None:
+        refusal = sb3_refusal(self.neutral.single_action_space, self.action_lowering.space)
+        if refusal is not None:  # what SB3 cannot train on is refused here, as for scalar envs
+            raise refusal
         n = self.num_envs
         self._encode = self.observation_lowering.encode_batch
         self._decode = self.action_lowering.decode_batch
@@ -63,21 +71,35 @@ class BatchedVecEnv(BatchExport, VecEnv):
     def reset(self) -> Any:
         # one Generator serves the batch: the first seed SB3 planned seeds it
         seed = self._seeds[0]
-        obs, info = self.neutral.reset(seed=seed, options=self._options[0] or None)
+        obs, infos = self.neutral.reset(seed=seed, options=self._options[0] or None)
         self._reset_seeds()
         self._reset_options()
         self._returns[:] = 0.0
         self._begin[:] = [0] * self.num_envs
         self._count = 0
-        self.reset_infos = [{} for _ in range(self.num_envs)]
+        self.reset_infos = env_infos(infos, [{} for _ in self._envs])
         return self._encode(obs)
+
+    def set_options(self, options: Any = None) -> None:
+        """SB3's ``set_options``; the batch resets with one options dict, so per-env options that
+        differ are refused here (not handed to every env as env 0's)."""
+        listed = options if isinstance(options, (list, tuple)) else [options or {}] * self.num_envs
+        if len(listed) != self.num_envs or any(not _same_options(o or {}, listed[0] or {}) for o in listed):
+            fix = (
+                "Pass one dict for every env, or build scalar envs (make_vec_env(factory, n_envs)) for per-env options"
+            )
+            expectation = "be one options dict for every env of a batched VecEnv (they reset as one batch)"
+            raise error(SpecError, "set_options options", expectation, f"{len(listed)} differing dicts", fix)
+        super().set_options(options)
 
     def step(self, actions: np.ndarray) -> Any:
         # SB3's step_async + step_wait in one call: the same checks, one indirection less
+        actions = as_batch(actions)  # a list of per-env actions, as DummyVecEnv takes
         self._check(actions)
         return self._step(actions)
 
     def step_async(self, actions: np.ndarray) -> None:
+        actions = as_batch(actions)
         self._check(actions)
         self._actions = actions
 
@@ -90,70 +112,81 @@ class BatchedVecEnv(BatchExport, VecEnv):
         self._count += 1
         out: List[dict] = [{} for _ in self._envs]  # fresh: SB3 and users write into them
         if len(infos) > 2 + ("final_info" in infos):  # the env reported something besides the autoreset keys
-            _scatter(infos, out)
+            env_infos(infos, out, _FINAL)
+        cut = (truncated > terminated).tolist()  # on bools: truncated and not terminated, one numpy call
+        for info, time_out in zip(out, cut):
+            info["TimeLimit.truncated"] = time_out  # on every env, as DummyVecEnv sets it
         if "final_info" in infos:  # the base adds it exactly when some env ended
-            self._finish(out, infos, terminated, truncated)
+            self._finish(out, infos)
         return self._encode(obs), rewards.astype(np.float32), infos["_final_obs"], out
 
-    def _finish(self, out: List[dict], infos: dict, terminated: Any, truncated: Any) -> None:
-        """SB3's end-of-episode keys for the ended envs (the only per-env loop, over them alone)."""
+    def _finish(self, out: List[dict], infos: dict) -> None:
+        """SB3's end-of-episode keys for the ended envs (the only per-env loop, over them alone): the
+        ending step's info with ``terminal_observation`` and Monitor's ``episode``; the new
+        episode's reset info goes to ``reset_infos``, as DummyVecEnv does."""
         ended = infos["_final_obs"].nonzero()[0]  # the base's terminated | truncated (same-step mode)
-        final_info = infos["final_info"]
         final = self._encode(infos["final_obs"])
         now = round(time.time() - self._t_start, 6)
-        final_keys: List[str] = []
-        masks = {}
-        if final_info:
-            final_keys = [k for k in final_info if not k.startswith("_") and k not in _FINAL]
-            masks = {k: final_info.get("_" + k, np.ones(self.num_envs, bool)) for k in final_keys}
         index = ended.tolist()
+        finals = env_infos(infos["final_info"], [{} for _ in self._envs])
         if self._dict_obs:
             picked: Any = [{k: v[i] for k, v in final.items()} for i in index]
         else:
             picked = final[ended]  # a copy: rows that no later step of the env can change
-        # on bools, truncated > terminated is truncated and not terminated: one numpy call, not two
-        cut = (truncated > terminated)[ended].tolist()
         returns = self._returns[ended].tolist()
         self._returns[ended] = 0.0
         begin, count = self._begin, self._count
-        for i, terminal, time_out, ret in zip(index, picked, cut, returns):
-            info = {
-                "terminal_observation": terminal,
-                "TimeLimit.truncated": time_out,
-                "episode": {"r": round(ret, 6), "l": count - begin[i], "t": now},  # Monitor's rounding
-            }
+        for i, terminal, ret in zip(index, picked, returns):
+            finals[i].update(
+                {
+                    "TimeLimit.truncated": out[i]["TimeLimit.truncated"],
+                    "terminal_observation": terminal,
+                    "episode": {"r": round(ret, 6), "l": count - begin[i], "t": now},  # Monitor's rounding
+                }
+            )
+            # the top level holds the reset info of an env that just reset
+            self.reset_infos[i] = {k: v for k, v in out[i].items() if k != "TimeLimit.truncated"}
             begin[i] = count
-            if final_info:  # SB3 shows the ending step's info (the new episode's is a reset info)
-                info = {**{k: final_info[k][i] for k in final_keys if masks[k][i]}, **info}
-            out[i] = info
+            out[i] = finals[i]
 
     # -- the rest of SB3's VecEnv interface: one env object serves every index ---------------------
     def close(self) -> None:
         self.neutral.close()
 
     def get_attr(self, attr_name: str, indices: Any = None) -> List[Any]:
+        if hasattr(self.neutral, "apply_envs"):  # scalar sub-envs: each one's own attribute
+            return self.neutral.apply_envs("get", attr_name, None, self._get_indices(indices))
         return [getattr(self.neutral, attr_name)] * len(self._get_indices(indices))
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        setattr(self.neutral, attr_name, value)
+        chosen = self._get_indices(indices)
+        if hasattr(self.neutral, "apply_envs"):
+            self.neutral.apply_envs("set", attr_name, [value] * len(chosen), chosen)
+        else:
+            setattr(self.neutral, attr_name, value)
 
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> List[Any]:
+        chosen = self._get_indices(indices)
+        if hasattr(self.neutral, "apply_envs"):  # HER's compute_reward reaches the user env here
+            return self.neutral.apply_envs("call", method_name, (method_args, method_kwargs), chosen)
         result = getattr(self.neutral, method_name)(*method_args, **method_kwargs)
-        return [result] * len(self._get_indices(indices))
+        return [result] * len(chosen)
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> List[bool]:
         return [False] * len(self._get_indices(indices))
 
     def get_images(self) -> Sequence[Optional[np.ndarray]]:
-        return [None] * self.num_envs
+        if self.render_mode != "rgb_array":
+            warnings.warn(f"The render mode is {self.render_mode}, but get_images() needs 'rgb_array'", stacklevel=2)
+            return [None] * self.num_envs
+        if hasattr(self.neutral, "apply_envs"):
+            return self.neutral.apply_envs("call", "render", ((), {}))
+        frames = self.neutral.render() if hasattr(self.neutral, "render") else None
+        return list(frames) if frames is not None else [None] * self.num_envs
 
 
-def _scatter(infos: dict, out: List[Any]) -> None:
-    """Gymnasium's batched info layout (``key`` + ``_key`` mask) to SB3's list of dicts."""
-    for key, value in infos.items():
-        if key.startswith("_") or key in _FINAL:
-            continue
-        mask = infos.get("_" + key)
-        where = np.flatnonzero(mask).tolist() if mask is not None else range(len(out))
-        for i in where:
-            out[i][key] = value[i]
+def _same_options(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except ValueError:  # arrays inside: compare as identical objects only
+        return a is b

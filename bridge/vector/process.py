@@ -26,10 +26,11 @@ import numpy as np
 
 from bridge import spaces
 from bridge.env import Env
-from bridge.errors import SpecError, error
+from bridge.errors import ContractError, SpecError, error
 from bridge.vector.base import VectorStepResult
+from bridge.vector.infos import merge_env_infos
 from bridge.vector.shared import SharedBatches, attach
-from bridge.vector.sync import ScalarBatch, check_scalar_step, merge_env_infos, same_spaces
+from bridge.vector.sync import ScalarBatch, check_scalar_step, same_spaces
 from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, raised, serve, stop_processes, unpicklable
 
 __all__ = ["ProcessVectorEnv"]
@@ -191,6 +192,18 @@ class ProcessVectorEnv(ScalarBatch):
         if self._shared is not None:
             self._shared.release()  # workers are stopped: the segment is unlinked, not reused
             self._shared = None
+
+    def _apply(self, op: str, name: str, chosen: List[int], payloads: List[Any]) -> List[Any]:
+        self.pool.require_open()
+        for i, payload in zip(chosen, payloads):
+            self.pool.send(i, ("apply", (op, name, payload)))
+        results = []
+        for i, reply in zip(chosen, self.pool.gather(chosen, f"{op}_attr({name!r})", "")):
+            if reply[0] == "error":  # the env raised (e.g. no such attribute): reported, the worker lives on
+                expectation, actual, fix = raised(f"{op} {name!r}", reply[2])
+                raise error(ContractError, f"{self.pool.name(i)} {op} {name!r}", expectation, actual, fix)
+            results.append(reply[1])
+        return results
 
     def _reply(self, i: int, reply: Any, call: str) -> Any:
         if reply[0] == "error":

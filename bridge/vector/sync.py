@@ -3,17 +3,18 @@ process each (:class:`~bridge.vector.process.ProcessVectorEnv`), and what both s
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from bridge import checks, spaces
 from bridge.env import Env
-from bridge.errors import ContractError, SpecError, error
+from bridge.errors import BatchError, ContractError, SpecError, error
 from bridge.vector.base import VectorEnv, VectorStepResult
-from bridge.workers import raised
+from bridge.vector.infos import merge_env_infos
+from bridge.workers import apply, raised
 
-__all__ = ["SyncVectorEnv", "ScalarBatch", "merge_env_infos", "check_scalar_step", "same_spaces"]
+__all__ = ["SyncVectorEnv", "ScalarBatch", "check_scalar_step", "same_spaces", "distinct_envs"]
 
 
 def same_spaces(described: Sequence[Tuple[spaces.Space, spaces.Space]], close: Callable[[], None]) -> None:
@@ -23,6 +24,22 @@ def same_spaces(described: Sequence[Tuple[spaces.Space, spaces.Space]], close: C
         if obs_space != first[0] or act_space != first[1]:
             close()
             raise error(SpecError, f"env {i} spaces", "equal env 0's spaces", repr(obs_space), "Build identical envs")
+
+
+def distinct_envs(envs: Sequence[Any], close: Callable[[], None]) -> None:
+    """Every slot holds its own env object (one instance in several slots would step it several
+    times a batch), or (after ``close()``) the SpecError SB3's DummyVecEnv also raises (a ValueError)."""
+    users = [id(getattr(e.unwrapped, "neutral", e.unwrapped).unwrapped) for e in envs]
+    if len(set(users)) != len(users):
+        close()
+        first = next(i for i, u in enumerate(users) if users.index(u) != i)
+        raise error(
+            SpecError,
+            f"env {first}",
+            "be its own instance (every slot steps its env once a batch)",
+            f"the instance of env {users.index(users[first])} again",
+            "Pass a factory that builds a new env on every call, e.g. lambda: MyEnv(), not lambda: env",
+        )
 
 
 def check_scalar_step(out: Any, name: str) -> Tuple[Any, float, bool, bool, dict]:
@@ -48,23 +65,37 @@ def check_scalar_step(out: Any, name: str) -> Tuple[Any, float, bool, bool, dict
     return out
 
 
-def merge_env_infos(infos: List[Optional[dict]], n: int) -> Dict[str, Any]:
-    """Per-sub-env info dicts (None: nothing from that sub-env) in Gymnasium's vector layout:
-    ``info[key]`` an array, ``info["_" + key]`` the mask of the sub-envs that reported it."""
-    merged: Dict[str, Any] = {}
-    for i, info in enumerate(infos):
-        for key, value in (info or {}).items():
-            if key not in merged:
-                kind = np.asarray(value).dtype if np.isscalar(value) else np.dtype(object)
-                merged[key] = np.zeros(n, dtype=kind) if kind.kind != "O" else np.full(n, None, dtype=object)
-                merged["_" + key] = np.zeros(n, dtype=bool)
-            merged[key][i] = value
-            merged["_" + key][i] = True
-    return merged
-
-
 class ScalarBatch(VectorEnv):
-    """What a batch of scalar envs shares: each sub-env's latest observation, checked, then stacked."""
+    """What a batch of scalar envs shares: each sub-env's latest observation, checked, then stacked,
+    and Gymnasium's ``call`` / ``get_attr`` / ``set_attr`` reaching each sub-env object."""
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Tuple[Any, ...]:
+        """Each sub-env's ``name`` called with the arguments (an attribute that is not callable: its value)."""
+        return tuple(self.apply_envs("call", name, (args, kwargs)))
+
+    def get_attr(self, name: str) -> Tuple[Any, ...]:
+        """Each sub-env's ``name`` (through its wrapper stack); a method is called, as Gymnasium's get_attr."""
+        return self.call(name)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set ``name`` on each sub-env: ``values`` one per sub-env (a list or tuple), else one for all."""
+        self.apply_envs("set", name, values)
+
+    def apply_envs(self, op: str, name: str, payload: Any, indices: Optional[Sequence[int]] = None) -> List[Any]:
+        """``bridge.workers.apply(env, op, name, payload)`` on the sub-envs at ``indices`` (all by
+        default); for "set", ``payload`` is one value per listed sub-env (a list or tuple) or one for all."""
+        chosen = list(range(self.num_envs)) if indices is None else [int(i) for i in indices]
+        payloads = [payload] * len(chosen)
+        if op == "set" and isinstance(payload, (list, tuple)):
+            if len(payload) != len(chosen):
+                fix = "Pass one value per env, or a single value (not a list) for all"
+                expectation = f"hold one value per env ({len(chosen)})"
+                raise error(BatchError, f"set_attr({name!r}) values", expectation, f"{len(payload)} values", fix)
+            payloads = list(payload)
+        return self._apply(op, name, chosen, payloads)
+
+    def _apply(self, op: str, name: str, chosen: List[int], payloads: List[Any]) -> List[Any]:
+        return [apply(self.envs[i], op, name, p) for i, p in zip(chosen, payloads)]  # type: ignore[attr-defined]
 
     def _keep(self, i: int, obs: Any, where: str, name: str) -> None:
         """Keep sub-env ``i``'s observation, of exactly the space's dtype and shape (a stack would cast)."""
@@ -89,6 +120,7 @@ class SyncVectorEnv(ScalarBatch):
         if not env_fns:
             raise error(SpecError, "vectorize num_envs", "be >= 1", 0, "Pass at least one env")
         self.envs = [fn() for fn in env_fns]
+        distinct_envs(self.envs, self.close_envs)
         same_spaces([(e.observation_space, e.action_space) for e in self.envs], self.close_envs)
         first = self.envs[0]
         self.num_envs = len(self.envs)

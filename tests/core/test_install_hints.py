@@ -20,6 +20,7 @@ HINTS = {
         f"environment run: {LEGACY_LINE}",
         "dreamerv2": "The dreamerv2 runtime belongs to the legacy era (Python 3.9); this is Python 3.11. In a "
         f"Python 3.9 environment run: {LEGACY_LINE}",
+        "dm_env": "Run: pip install 'envbridge[dm]'",
         "matlab": "Reinstall envbridge",
     },
     (3, 9): {
@@ -31,6 +32,8 @@ HINTS = {
         "environment run: pip install 'envbridge[rllib]' torch==2.13.0",
         "gym": f"Run: {LEGACY_LINE}",
         "dreamerv2": f"Run: {LEGACY_LINE}",
+        "dm_env": "The dm_env runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
+        "environment run: pip install 'envbridge[dm]'",
         "matlab": "Reinstall envbridge",
     },
 }
@@ -48,3 +51,21 @@ def test_a_missing_module_maps_to_its_runtimes_hint(version, monkeypatch):
     assert install_hint("tensorflow.keras") == HINTS[version]["dreamerv2"]
     assert install_hint("stable_baselines3.common") == HINTS[version]["sb3"]
     assert install_hint("matplotlib") == "Run: pip install 'envbridge[cli]'"
+
+
+def test_from_gymnasium_without_gymnasium_raises_the_eras_hint():
+    import importlib.util
+
+    from support import raises_exactly
+
+    import bridge
+    from bridge.errors import MissingDependencyError
+
+    if importlib.util.find_spec("gymnasium") is not None:
+        pytest.skip("gymnasium is installed here (the framework eras test from_gymnasium itself)")
+    text = (
+        "the package 'gymnasium' must be installed for from_gymnasium, got ImportError: No module named "
+        f"'gymnasium'. {runtimes.install_hint('gymnasium')}."
+    )
+    with raises_exactly(MissingDependencyError, text):
+        bridge.from_gymnasium("CartPole-v1")

@@ -53,7 +53,7 @@ def test_vectorize_validates_its_arguments():
     with raises_exactly(SpecError, "vectorize num_envs must be an int >= 1, got 0. Pass e.g. num_envs=4."):
         bridge.vectorize(lambda: Countdown(2), 0)
     with raises_exactly(
-        SpecError, "autoreset_mode must be one of ('next-step', 'same-step'), got sometimes. Pick one."
+        SpecError, "autoreset_mode must be one of ('next-step', 'same-step', 'disabled'), got sometimes. Pick one."
     ):
         bridge.vectorize(lambda: Countdown(2), 2, autoreset_mode="sometimes")
 

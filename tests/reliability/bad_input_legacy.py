@@ -10,7 +10,7 @@ from bad_input_table import BOX, NEUTRAL_ACT, Probe, _json, _steps, row
 from support import require
 
 from bridge import spaces
-from bridge.errors import ContractError
+from bridge.errors import ContractError, OrderError
 
 # -- to_gym (legacy era) -----------------------------------------------------------------------
 
@@ -51,9 +51,9 @@ for _id, _fault, _strict, _text in OUTPUT_ROWS:
 
 @row(
     "gym/step-before-reset",
-    "bridge.guard (to_gym)",
-    ContractError,
-    "gym env step() must come after reset(), got step() before the first reset(). Call env.reset() first.",
+    "bridge.guard (to_gym; gym's own words: its check_env compares them)",
+    OrderError,
+    "Cannot call env.step() before calling reset()",
 )
 def _gym_before():
     return _gym_case(_gym(Probe(), reset=False), lambda e: e.step(BOX))
@@ -191,9 +191,9 @@ def _d_before_chain():
 
 @row(
     "dreamerv2/step-before-reset",
-    "bridge.guard (Dreamer-ready env, under GymWrapper)",
-    ContractError,
-    "DreamerV2 env step() must come after reset(), got step() before the first reset(). Call env.reset() first.",
+    "bridge.guard (Dreamer-ready env, under GymWrapper; gym's own words)",
+    OrderError,
+    "Cannot call env.step() before calling reset()",
 )
 def _d_before():
     built = _chain(Probe(discrete=True), reset=False)

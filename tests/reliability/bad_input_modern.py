@@ -37,8 +37,8 @@ for _id, _action, _text in [
     ),
     (
         "action-wrong-dtype",
-        np.zeros(2, np.float64),
-        "action must have a dtype that casts safely to float32, got dtype float64. Cast it with .astype(np.float32).",
+        np.full(2, 0.1, np.float64),
+        "action must hold values float32 represents exactly (a cast that rounds is refused), got dtype float64 values that round. Round them yourself: .astype(np.float32).",
     ),
     (
         "action-out-of-bounds",

@@ -199,7 +199,7 @@ def test_discrete_actions_share_the_exports_table_and_the_guard_decodes_through_
     assert ActionLowering(S.Dict(action=S.Discrete(3))).table is None  # its decode returns a dict
     assert ActionLowering(S.MultiDiscrete([2, 2])).table is None  # a fresh array per step instead
     # unchecked too: the fallback decode makes a new np.int64 (~3k instructions on 3.9), the table has them
-    assert ActionLowering(S.Discrete(3), check_actions=False).lookup_table(check=False) == discrete_table(3, 0)
+    assert ActionLowering(S.Discrete(3), check_actions=False).table == discrete_table(3, 0)
     env = to_dreamer_ready(ShiftedDiscreteEnv())  # the env inside DreamerV2's chain
     env.reset(seed=0)
     for index in (0, np.int64(1), np.int32(2), np.array(np.uint8(0))):  # table hits, then the fallback

@@ -40,15 +40,11 @@ def test_discrete_with_start_is_offset_to_zero_and_back():
     assert export.neutral.unwrapped.last == -1 and type(export.neutral.unwrapped.last) is np.int64
     export.step(2)
     assert export.neutral.unwrapped.last == 1
-    # the guard's table: always with checks; unchecked only where decode cannot pass np.int64 through
+    # the guard's table, checked or not: every runtime index to its neutral np.int64
     shifted = lower(spaces.Discrete(3, start=-1), path="action", options={})
     plain = lower(spaces.Discrete(3), path="action", options={})
-    assert shifted.lookup_table(check=False) == {0: -1, 1: 0, 2: 1} and plain.lookup_table(check=True) == {
-        0: 0,
-        1: 1,
-        2: 2,
-    }
-    assert plain.lookup_table(check=False) is None and plain.decode(np.int64(2)) == 2
+    assert shifted.table == {0: -1, 1: 0, 2: 1} and plain.table == {0: 0, 1: 1, 2: 2}
+    assert plain.decode(np.int64(2)) == 2
 
 
 def test_2d_multidiscrete_is_flattened_and_reshaped_back():
@@ -63,8 +59,8 @@ def test_2d_multidiscrete_is_flattened_and_reshaped_back():
 def test_tuple_becomes_one_level_dict_and_maps_back():
     export = to_gymnasium("envbridge-test/TupleObs-v0")
     space = export.observation_space
-    assert list(space.spaces) == ["0", "1", "2.flag"]
-    assert space["1"] == gymnasium.spaces.Discrete(11) and space["2.flag"] == gymnasium.spaces.MultiBinary(4)
+    assert list(space.spaces) == ["0", "1", "2/flag"]
+    assert space["1"] == gymnasium.spaces.Discrete(11) and space["2/flag"] == gymnasium.spaces.MultiBinary(4)
     obs, _ = export.reset(seed=3)
     neutral = export.neutral.unwrapped._obs()
     assert obs["1"] == neutral[1] + 5 and obs["1"].dtype == np.int64
@@ -136,11 +132,11 @@ def test_refuses_an_empty_dict_naming_its_path():
 
 def test_refuses_keys_that_collide_when_flattened():
     box = spaces.Box(0, 1, (1,))
-    env = _SpaceEnv(spaces.Dict([("a", spaces.Dict(b=box)), ("a.b", box)]))
+    env = _SpaceEnv(spaces.Dict([("a", spaces.Dict(b=box)), ("a/b", box)]))
     with raises_exactly(
         bridge.ConversionError,
-        "observation['a.b'] must flatten to a key other than observation['a']['b']'s, got 'a.b'. "
-        "Rename keys so that no key contains '.' (SB3 needs one level of Dict).",
+        "observation['a/b'] must flatten to a key other than observation['a']['b']'s, got 'a/b'. "
+        "Rename keys so that no key contains '/' (SB3 needs one level of Dict).",
     ):
         to_gymnasium(env)
 
@@ -185,8 +181,8 @@ INVALID = [
     ),
     (
         "envbridge/PointMass-v0",
-        np.zeros(2, np.float64),
-        "action must have a dtype that casts safely to float32, got dtype float64. Cast it with .astype(np.float32).",
+        np.full(2, 0.1, np.float64),
+        "action must hold values float32 represents exactly (a cast that rounds is refused), got dtype float64 values that round. Round them yourself: .astype(np.float32).",
     ),
     (
         "envbridge-test/GridAction-v0",

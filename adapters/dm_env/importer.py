@@ -1,0 +1,181 @@
+"""``from_dm_env``: a dm_env ``Environment`` (dm_control's suite, Acme's envs) as a neutral Env.
+
+Specs lowered in reverse (docs/dm_env.md has the table): ``DiscreteArray(n)`` -> ``Discrete(n)``;
+a ``BoundedArray`` -> ``Box`` with its per-element bounds and dtype (uint8 HWC with 1 or 3 channels
+in [0, 255] -> ``Image``); an unbounded ``Array`` -> ``Box`` bounded by the dtype (+-inf for
+floats); dicts (order kept) and tuples/lists nest. A bool spec or anything else is refused by name
+with its path. Episode ends: the first FIRST TimeStep is the reset; LAST with discount 0 is
+terminated, LAST with discount > 0 is truncated. Seeding: dm_env has no seed, so ``reset(seed=s)``
+needs a factory ``make(seed)`` (dm_control: ``task_kwargs={"random": seed}``), which builds a fresh
+env for a seeded reset; an instance is reset with its own seed unless its ``reset`` takes ``seed=``
+(``to_dm_env``'s export does).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from typing import Any, Callable, Optional, Tuple
+
+import numpy as np
+from bridge.adapters.dm_env.lowering import dm_env, specs
+from bridge.compat import optional_import
+
+from bridge import spaces
+from bridge.env import Env
+from bridge.errors import ContractError, ConversionError, SpecError, error, message
+
+__all__ = ["from_dm_env", "DmEnvSource", "to_neutral_space", "from_dm_control"]
+
+_FIX = "Use specs.Array, BoundedArray or DiscreteArray (nested in dicts or tuples)"
+
+
+def to_neutral_space(spec: Any, path: str = "observation") -> spaces.Space:
+    """The neutral space holding exactly the values of dm_env ``spec`` (``path`` names it in errors)."""
+    if isinstance(spec, dict):  # OrderedDict included: the order is kept
+        return spaces.Dict({k: to_neutral_space(s, f"{path}[{k!r}]") for k, s in spec.items()})
+    if isinstance(spec, (tuple, list)):
+        return spaces.Tuple([to_neutral_space(s, f"{path}[{i}]") for i, s in enumerate(spec)])
+    if not isinstance(spec, specs.Array):
+        raise error(ConversionError, path, "be a dm_env spec", type(spec).__name__, _FIX)
+    dtype = np.dtype(spec.dtype)
+    if dtype.kind not in "iuf":
+        fix = "Declare it as an integer BoundedArray(minimum=0, maximum=1) in the env"
+        raise error(
+            ConversionError, path, "have a numeric dtype (dm_env bool specs have no neutral twin)", dtype.name, fix
+        )
+    if isinstance(spec, specs.DiscreteArray):
+        if spec.shape == ():  # any integer dtype: the neutral int64 holds its values; actions go back cast
+            return spaces.Discrete(spec.num_values)
+        low, high = np.zeros(spec.shape, dtype), np.full(spec.shape, spec.num_values - 1, dtype)
+    elif isinstance(spec, specs.BoundedArray):
+        low = np.broadcast_to(spec.minimum, spec.shape).astype(dtype)
+        high = np.broadcast_to(spec.maximum, spec.shape).astype(dtype)
+    else:
+        info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
+        low = np.full(spec.shape, -np.inf if dtype.kind == "f" else info.min, dtype)
+        high = np.full(spec.shape, np.inf if dtype.kind == "f" else info.max, dtype)
+    shape = tuple(spec.shape)
+    if dtype == np.uint8 and len(shape) == 3 and shape[2] in (1, 3) and (low == 0).all() and (high == 255).all():
+        return spaces.Image(shape[0], shape[1], shape[2])
+    return spaces.Box(low, high, shape, dtype)
+
+
+def _decoder(space: spaces.Space) -> Callable[[Any], Any]:
+    """dm_env value -> neutral value of ``space`` (dicts become plain dicts, arrays keep the dtype)."""
+    if isinstance(space, spaces.Dict):
+        if all(isinstance(s, spaces.Box) for _, s in space.items()):  # dm_control's case: one comprehension
+            leaves = [(k, s.dtype) for k, s in space.items()]
+            return lambda y: {
+                k: v if type(v) is np.ndarray and v.dtype is dt else np.asarray(v, dt)
+                for k, dt in leaves
+                for v in (y[k],)
+            }
+        parts = [(k, _decoder(s)) for k, s in space.items()]
+        return lambda y: {k: dec(y[k]) for k, dec in parts}
+    if isinstance(space, spaces.Tuple):
+        items = [_decoder(s) for s in space]
+        return lambda y: tuple(dec(v) for dec, v in zip(items, y))
+    if isinstance(space, spaces.Discrete):
+        return lambda y: np.int64(y)
+    dtype = space.dtype
+    return lambda y: y if type(y) is np.ndarray and y.dtype is dtype else np.asarray(y, dtype=dtype)
+
+
+def _encoder(spec: Any) -> Callable[[Any], Any]:
+    """Neutral action -> the dm_env action of ``spec`` (each leaf at the spec's own dtype)."""
+    if isinstance(spec, dict):
+        parts = [(k, _encoder(s)) for k, s in spec.items()]
+        return lambda x: {k: enc(x[k]) for k, enc in parts}
+    if isinstance(spec, (tuple, list)):
+        items = [_encoder(s) for s in spec]
+        return lambda x: tuple(enc(v) for enc, v in zip(items, x))
+    dtype = np.dtype(spec.dtype)
+    return lambda x: x if type(x) is np.ndarray and x.dtype is dtype else np.asarray(x, dtype=dtype)
+
+
+class DmEnvSource(Env):
+    """A dm_env ``Environment`` behind the neutral API (build it with :func:`from_dm_env`)."""
+
+    def __init__(self, env: Any, make: Optional[Callable[[int], Any]] = None) -> None:
+        self.dm_env, self._make = env, make
+        self.observation_space = to_neutral_space(env.observation_spec(), "observation")
+        self.action_space = to_neutral_space(env.action_spec(), "action")
+        reward = env.reward_spec()
+        if not isinstance(reward, specs.Array) or reward.shape != ():
+            got = type(reward).__name__ if not isinstance(reward, specs.Array) else f"shape {reward.shape}"
+            fix = "Sum or pick one reward in a wrapper of the dm_env env"
+            raise error(ConversionError, "reward_spec()", "be a scalar specs.Array", got, fix)
+        self._decode = _decoder(self.observation_space)
+        self._encode = _encoder(env.action_spec())
+        self._takes_seed = "seed" in inspect.signature(env.reset).parameters
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+        super().reset(seed=seed)
+        if seed is not None and self._make is not None:
+            self.dm_env.close()
+            self.dm_env = self._make(int(seed))
+            step = self.dm_env.reset()
+        elif seed is not None and self._takes_seed:
+            step = self.dm_env.reset(seed=int(seed))
+        elif seed is not None:
+            fix = (
+                "Pass a factory instead: from_dm_env(lambda seed: suite.load(domain, task, "
+                "task_kwargs={'random': seed}))"
+            )
+            raise SpecError(message("from_dm_env(env) reset seed", "be None for a dm_env instance", seed, fix))
+        else:
+            step = self.dm_env.reset()
+        if not step.first():
+            raise ContractError(message("dm_env reset()", "return a FIRST TimeStep", step.step_type, _RULE))
+        return self._decode(step.observation), {}
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
+        kind, reward, discount, obs = self.dm_env.step(self._encode(action))
+        if kind is _MID:
+            return self._decode(obs), float(reward), False, False, {}
+        if kind is _LAST:
+            terminated = float(discount) == 0.0
+            return self._decode(obs), float(reward), terminated, not terminated, {}
+        raise ContractError(message("dm_env step()", "return MID or LAST inside an episode", kind.name, _RULE))
+
+    def close(self) -> None:
+        self.dm_env.close()
+
+
+_MID, _LAST = dm_env.StepType.MID, dm_env.StepType.LAST
+_RULE = "Report it to the env's authors: dm_env starts an episode with exactly one FIRST step"
+
+
+def from_dm_env(env: Any) -> DmEnvSource:
+    """A dm_env ``Environment`` (or a factory ``make(seed) -> Environment``) as a neutral Env.
+
+    A factory is called once with seed 0 to read the specs, and again for every ``reset(seed=s)``.
+
+    Raises:
+        ConversionError: a spec with no neutral twin (named with its path); nothing is built.
+    """
+    if callable(env) and not hasattr(env, "step"):
+        make = env
+        built = make(0)
+        try:
+            return DmEnvSource(built, make)
+        except BaseException:
+            built.close()
+            raise
+    return DmEnvSource(env)
+
+
+def from_dm_control(name: str) -> DmEnvSource:
+    """The env of the CLI source ``dm_control:DOMAIN-TASK`` (e.g. ``cartpole-swingup``): a neutral
+    env over ``suite.load(DOMAIN, TASK, task_kwargs={"random": seed})``, where ``seed`` is the one
+    given to ``reset(seed=)`` (0 until then)."""
+    if "MUJOCO_GL" not in os.environ and not os.environ.get("DISPLAY"):
+        # no display: dm_control's import would try GLFW and warn; the neutral env never renders
+        os.environ["MUJOCO_GL"] = "disable"
+    suite = optional_import("dm_control.suite", "the dm_control source")
+    domain, _, task = name.partition("-")
+    if (domain, task) not in suite.ALL_TASKS:
+        fix = "Pick a pair of dm_control.suite.ALL_TASKS, e.g. dm_control:cartpole-swingup"
+        raise SpecError(message("dm_control source", "name a suite task as DOMAIN-TASK", repr(name), fix))
+    return from_dm_env(lambda seed: suite.load(domain, task, task_kwargs={"random": seed}))

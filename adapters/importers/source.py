@@ -1,0 +1,189 @@
+"""The neutral env over a foreign one (Gymnasium 1.x, gym 0.21-0.26): what every importer returns.
+
+Episode ends: a 5-tuple passes as it is; gym's 4-tuple ``done`` is read through
+``info["TimeLimit.truncated"]`` (and envbridge's own ``info["is_terminal"]``, which to_gym writes):
+done with a time-out is truncated, any other done is terminated (docs/episode-ends.md). Those two
+keys are consumed; any other info key passes through unchanged, except that a key an export writes
+itself is refused (it would be overwritten without a word).
+
+Seeding: ``reset(seed=s)`` seeds the foreign env as its own API does (``reset(seed=)``, or gym
+0.21's ``seed()`` then ``reset()``), and the neutral env's Generator *is* the foreign env's, so a
+neutral tape equals the native run step for step and snapshots carry the foreign RNG.
+
+Snapshots: ``determinism="weak"`` by default, over a pickled copy of the foreign env (its state,
+nothing promised about replays); ``"strong"`` only when declared with ``snapshot="deepcopy"`` (the
+checker then replays it in a fresh instance) or ``snapshot=(get_state, set_state)`` hooks of the
+user's, called with the foreign env.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+from bridge.adapters.importers.spaces import raise_space
+
+from bridge.env import DETERMINISM, Env
+from bridge.errors import ContractError, SpecError, error
+
+__all__ = ["ForeignEnv", "RESERVED_INFO_KEYS", "snapshot_hooks"]
+
+# info keys the exports write themselves (to_gym, SB3's VecEnvs); a foreign env's own would be lost
+RESERVED_INFO_KEYS = frozenset(("TimeLimit.truncated", "is_terminal", "terminal_observation"))
+_GYM_END_KEYS = ("TimeLimit.truncated", "is_terminal")
+
+
+def snapshot_hooks(snapshot: Any, determinism: str, subject: str) -> Any:
+    """The checked ``snapshot`` option: None (pickle, weak only), "deepcopy" or (get_state, set_state)."""
+    if determinism not in DETERMINISM:
+        raise error(
+            SpecError,
+            f"{subject} determinism",
+            f"be one of {list(DETERMINISM)}",
+            repr(determinism),
+            "Pass e.g. determinism='weak'",
+        )
+    hooks = isinstance(snapshot, tuple) and len(snapshot) == 2 and all(callable(f) for f in snapshot)
+    if snapshot is not None and snapshot != "deepcopy" and not hooks:
+        fix = "Pass snapshot='deepcopy' or snapshot=(get_state, set_state), two functions of the env"
+        raise error(
+            SpecError, f"{subject} snapshot", "be 'deepcopy' or a (get_state, set_state) pair", repr(snapshot), fix
+        )
+    if determinism == "strong" and snapshot is None:
+        fix = "Pass snapshot='deepcopy' (the checker replays it in a fresh instance) or snapshot=(get_state, set_state)"
+        raise error(SpecError, f"{subject} determinism='strong'", "come with a snapshot", "snapshot=None", fix)
+    return snapshot
+
+
+class ForeignEnv(Env):
+    """A foreign env as a :class:`bridge.Env` (built by ``from_gymnasium`` / ``from_gym``).
+
+    Attributes:
+        env: the foreign env, as given or built (wrappers kept).
+        api: ``"gymnasium"`` or ``"gym"`` (0.21-0.26: its reset's and step's shapes are read
+            from what they return, so every gym API passes through the same code).
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        fw: Any,
+        *,
+        api: str,
+        seed_by_reset: bool,
+        drop_keys: Sequence[str] = (),
+        determinism: str = "weak",
+        snapshot: Any = None,
+        subject: str = "from_gymnasium",
+    ) -> None:
+        self._snapshot = snapshot_hooks(snapshot, determinism, subject)
+        self.observation_space, self._obs_in, _ = raise_space(
+            env.observation_space, "observation_space", fw.spaces, drop_keys
+        )
+        self.action_space, _, self._act_out = raise_space(env.action_space, "action_space", fw.spaces)
+        self.env, self.api, self._seed_by_reset = env, api, seed_by_reset
+        self.determinism = determinism
+        self.render_mode = getattr(env, "render_mode", None)
+        self.metadata = dict(getattr(env, "metadata", None) or {})
+        self._subject = subject
+        self._returns_info: Optional[bool] = None  # gym 0.22-0.25 reset: obs or (obs, info); found at the first reset
+
+    # -- the Env API ---------------------------------------------------------------------------
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+        super().reset(seed=seed)
+        env = self.env
+        if self.api == "gymnasium":
+            obs, info = env.reset(seed=seed, options=options)
+        else:
+            obs, info = self._reset_gym(seed, options)
+        rng = getattr(env.unwrapped, "np_random", None)
+        if isinstance(rng, np.random.Generator):
+            self._np_random = rng  # one Generator: the foreign env's, which its reset just seeded
+        self._check_info(info, "reset")
+        return (obs if self._obs_in is None else self._obs_in(obs)), info
+
+    def _reset_gym(self, seed: Optional[int], options: Optional[dict]) -> Tuple[Any, dict]:
+        env, kwargs = self.env, {} if options is None else {"options": options}
+        if not self._seed_by_reset:
+            if seed is not None:
+                env.seed(seed)
+            out = env.reset(**kwargs)
+        else:
+            out = env.reset(seed=seed, **kwargs)
+        if isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], dict):
+            if not self.env.observation_space.contains(out):
+                return out
+        return out, {}
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
+        out = self.env.step(action if self._act_out is None else self._act_out(action))
+        if len(out) == 5:
+            obs, reward, terminated, truncated, info = out
+            terminated, truncated = bool(terminated), bool(truncated)
+        else:
+            obs, reward, done, info = out
+            terminated, truncated = _gym_end(bool(done), info)
+            if "TimeLimit.truncated" in info or "is_terminal" in info:
+                info = {k: v for k, v in info.items() if k not in _GYM_END_KEYS}
+        if info and not RESERVED_INFO_KEYS.isdisjoint(info):
+            self._check_info(info, "step")
+        return (obs if self._obs_in is None else self._obs_in(obs)), float(reward), terminated, truncated, info
+
+    def _check_info(self, info: Any, where: str) -> None:
+        clash = sorted(RESERVED_INFO_KEYS & set(info)) if isinstance(info, dict) else []
+        if clash:
+            fix = "Rename the key in the env (or drop the wrapper that writes it): the exports write it themselves"
+            raise error(
+                ContractError,
+                f"{self._subject} env's {where}() info",
+                f"not use the keys {sorted(RESERVED_INFO_KEYS)}",
+                f"the keys {clash}",
+                fix,
+            )
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+    # -- snapshots -----------------------------------------------------------------------------
+    def get_state(self) -> Any:
+        if isinstance(self._snapshot, tuple):
+            return self._snapshot[0](self.env)
+        try:
+            # pickled twice: the first pickle of an object depends on how it was built (memo
+            # order); the pickle of an unpickled copy is canonical, so equal states give equal bytes
+            raw = pickle.dumps(pickle.loads(pickle.dumps(self.env)))
+        except Exception as e:
+            fix = "Pass snapshot=(get_state, set_state) hooks, or determinism='none'"
+            raise error(
+                ContractError, f"{self._subject} snapshot", "pickle the env", f"{type(e).__name__}: {e}", fix
+            ) from e
+        return np.frombuffer(raw, np.uint8).copy()  # plain data: an ndarray survives the snapshot codecs
+
+    def set_state(self, state: Any) -> None:
+        if isinstance(self._snapshot, tuple):
+            self._snapshot[1](self.env, state)
+            return
+        env = pickle.loads(np.asarray(state, np.uint8).tobytes())
+        # keep the one Generator object: the base class writes the snapshot's RNG state into it
+        # (the private field: Gymnasium's np_random setter also forgets the seed it was made from)
+        if isinstance(getattr(env.unwrapped, "_np_random", None), np.random.Generator):
+            env.unwrapped._np_random = self.np_random
+        self.env = env
+
+    def __repr__(self) -> str:
+        return f"<ForeignEnv {self.env!r}>"
+
+
+def _gym_end(done: bool, info: Dict[str, Any]) -> Tuple[bool, bool]:
+    """(terminated, truncated) of gym's one ``done``: termination wins where both were true."""
+    if not done:
+        return False, False
+    if "is_terminal" in info:  # envbridge's own to_gym says it exactly
+        terminal = bool(info["is_terminal"])
+        return terminal, not terminal
+    timed_out = bool(info.get("TimeLimit.truncated", False))
+    return not timed_out, timed_out
