@@ -1,7 +1,6 @@
 """The one VectorEnv base: subclasses step and reset sub-envs; the base owns everything else.
 
 A subclass implements two methods over numpy batches (sub-envs on the leading axis):
-
 * ``reset_envs(mask, seeds, options) -> (obs, infos)``: reset the sub-envs where the bool ``mask``
   is True (``seeds[i]`` is the seed of sub-env ``i`` or None) and return a full batch of
   observations (rows outside the mask are ignored) and Gymnasium-layout infos;
@@ -9,26 +8,22 @@ A subclass implements two methods over numpy batches (sub-envs on the leading ax
   where ``active`` is True with the already checked ``actions``; rows outside ``active`` are ignored
   (a batched simulator may step them anyway).
 
-The base's ``reset`` and ``step`` own the rest, in every autoreset mode: the lifecycle (step before
-reset, after close, after a fault), seeds (``reset(seed=s)`` seeds ``self.np_random`` and gives
-sub-env ``i`` the seed ``s + i``), the action check of the whole batch before any sub-env moves (a
-bad slot is named by its index), output checks (rewards, flags, the observation batch), user
-exceptions (named with the env and the step), episode counters, ``max_episode_steps`` truncation,
-autoreset and final observations:
+The base's ``reset`` and ``step`` own the rest, in every autoreset mode: the lifecycle (step before reset,
+after close, after a fault), seeds (``reset(seed=s)`` seeds ``self.np_random`` and gives sub-env ``i`` the
+seed ``s + i``), the action check of the whole batch before any sub-env moves (a bad slot is named by its
+index), output checks (rewards, flags, the observation batch), user exceptions (named with the env and the
+step), episode counters, ``max_episode_steps`` truncation, autoreset and final observations:
 
 * ``"next-step"`` (Gymnasium 1.x): the step after an episode ends resets that sub-env and ignores
   its action (reward 0, flags False); the ending step returns the final observation;
-* ``"same-step"`` (SB3): the ending step resets at once and returns the first observation of the
-  new episode; the final observation is in ``infos["final_obs"]`` where ``infos["_final_obs"]`` is
-  True (both keys are always there) and, when some sub-env ended, the ending step's infos (in
-  Gymnasium's vector layout, as Gymnasium 1.x's own same-step autoreset gives them) in
-  ``infos["final_info"]``.
-
+* ``"same-step"`` (SB3): the ending step resets at once and returns the new episode's first
+  observation; the final one is in ``infos["final_obs"]`` where ``infos["_final_obs"]`` holds (both
+  keys always there), the ending step's infos (Gymnasium's vector layout) in ``infos["final_info"]``;
 * ``"disabled"`` (Gymnasium's): nothing resets by itself; an ended sub-env is refused a step until
   ``reset(options={"reset_mask": mask})`` (a partial reset, in every mode) resets it.
 
-The mode is a setting of the base, so every export takes a VectorEnv of either mode and presents
-the one its runtime wants (``autoreset_mode`` may change while no episode runs).
+The mode is a setting of the base: every export takes a VectorEnv of any mode and presents the one
+its runtime wants (``autoreset_mode`` may change while no episode runs).
 """
 
 from __future__ import annotations
@@ -120,9 +115,8 @@ class VectorEnv:
     def _observation_checks(self) -> None:
         n, full = self.num_envs, self._strict
         self._check_obs = checks.batch_check(self.single_observation_space, n, full=full)
-        # Box batches are checked inline, not through _check_obs: +2.0k instructions a batch step of
-        # CartPoleVector(16), 0.75 % (the neutral row of benchmarks/bench_sb3_vec.py --instructions, N=16);
-        # under 1 %, kept because the batched row at N=16 is already 1.2 % above 5990964's without it
+        # Box batches checked inline: +2.0k instr a CartPoleVector(16) batch, 0.75 % (bench_sb3_vec.py
+        # --instructions, N=16); kept under 1 % as that row is already 1.2 % above 5990964's without it
         self._obs_box = checks.box_signature(self._batch_spaces[0], full)
 
     @property
@@ -146,8 +140,7 @@ class VectorEnv:
 
     @property
     def episode_steps(self) -> np.ndarray:
-        """Steps each sub-env's current episode has done (calls since it began; during a step
-        call, the steps before it)."""
+        """Steps each sub-env's current episode has done (during a step call: the steps before it)."""
         self._bookkeeping()
         return self._calls - self._start
 
@@ -239,8 +232,7 @@ class VectorEnv:
 
     # -- the work --------------------------------------------------------------------------------
     def _advance(self, actions: Any) -> VectorStepResult:
-        # the common step (nothing to reset first, no cap reached) costs a handful of numpy calls:
-        # episode steps are counted as "calls since the episode began", so nothing is counted per step
+        # episode steps are counted as "calls since the episode began": nothing is counted per step
         mode = self._autoreset_mode
         next_step = mode != "same-step"  # "disabled" steps as "next-step" does, with nothing to restart
         restart = None
@@ -266,8 +258,7 @@ class VectorEnv:
             self._obs = obs
             return obs, rewards, terminated, truncated, infos
         ended = terminated | truncated
-        # the rows to reset, not ended.any() first: +5.9k instructions a batch step of CartPoleVector(16), 2.2 %
-        # (the neutral row of benchmarks/bench_sb3_vec.py --instructions, N=16)
+        # the rows to reset, not ended.any() first: +5.9k instr a CartPoleVector(16) batch, 2.2 % (bench_sb3_vec)
         index = ended.nonzero()[0]
         if not len(index):
             self._obs = obs
