@@ -55,9 +55,16 @@ class HostProcess:
 
     def __init__(self, command: list) -> None:
         self.stderr = tempfile.TemporaryFile()  # a file, not a pipe: a chatty host never blocks on it
+        # its own process group, as the pool's workers: what the env forks is stopped with the host
         self.popen = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, close_fds=True
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            close_fds=True,
+            start_new_session=True,
         )
+        self.pid = self.popen.pid
         self.pidfd = hasattr(os, "pidfd_open")  # readable once the host exits; else its stdout's EOF
         self.sentinel = os.pidfd_open(self.popen.pid) if self.pidfd else self.popen.stdout.fileno()
 

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 import pytest
-from bridge.adapters.gymnasium import to_gymnasium, to_gymnasium_vector
+from support import require
 
 import bridge
 from bridge import spaces
 from bridge.errors import BatchError, ContractError
 from bridge.examples import EXAMPLE_IDS
 from bridge.registry import load_entry_point
+
+gymnasium = require("gymnasium")
+
+from bridge.adapters.gymnasium import to_gymnasium, to_gymnasium_vector  # noqa: E402
 
 MODES = {"next-step": "NextStep", "same-step": "SameStep", "disabled": "Disabled"}
 
