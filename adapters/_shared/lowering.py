@@ -191,16 +191,6 @@ def array_checks(
             where = f"{path}{list(index)}" if index else path
             expectation = f"lie in [{low[bound].item()!r}, {high[bound].item()!r}]"
             return (where, expectation, repr(x[index].item()), fix)
-        if x.dtype.kind == "f" and dtype.kind == "f" and x.dtype.itemsize > dtype.itemsize:
-            # a wider float inside unbounded bounds: the cast must not turn 1e300 into inf
-            biggest = float(np.finfo(dtype).max)
-            with np.errstate(invalid="ignore"):
-                over = np.isfinite(x) & (np.abs(x) > biggest)
-            if over.any():
-                index = tuple(int(i) for i in np.argwhere(over)[0])
-                where = f"{path}{list(index)}" if index else path
-                expectation = f"be a finite {dtype} value (magnitude at most {biggest!r})"
-                return (where, expectation, repr(x[index].item()), f"Scale it into {dtype}'s range")
         return None
 
     return _fast_single(shape, dtype, low, high, integer, check), _fast_batch(shape, low, high, integer, check)
@@ -227,6 +217,15 @@ def exact_cast(x: np.ndarray, dtype: np.dtype) -> bool:
 
 
 def _lossy(path: str, x: np.ndarray, dtype: np.dtype) -> Mismatch:
+    if x.dtype.kind == "f" and dtype.kind == "f":  # a finite value past the dtype's range: inf, named as such
+        biggest = float(np.finfo(dtype).max)
+        with np.errstate(invalid="ignore"):
+            over = np.isfinite(x) & (np.abs(x) > biggest)
+        if over.any():
+            index = tuple(int(i) for i in np.argwhere(over)[0])
+            where = f"{path}{list(index)}" if index else path
+            expectation = f"be a finite {dtype} value (magnitude at most {biggest!r})"
+            return (where, expectation, repr(x[index].item()), f"Scale it into {dtype}'s range")
     expectation = f"hold values {dtype} represents exactly (a cast that rounds is refused)"
     return (path, expectation, f"dtype {x.dtype} values that round", f"Round them yourself: .astype(np.{dtype})")
 
