@@ -196,7 +196,7 @@ class VectorEnv:
         self._note_seeds(seeds, mask)
         self._start[index] = self._calls
         self._needs_reset[index] = False
-        self._obs = merge_rows(self._obs, fresh, index)
+        self._obs = merge_rows(self._obs, fresh, mask)
         return self._obs, select_rows(infos, mask)
 
     def step(self, actions: Any) -> VectorStepResult:
