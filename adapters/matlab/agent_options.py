@@ -37,7 +37,16 @@ class _Options:
     _title = "options"
     _defaults: Dict[str, Any] = {}
 
-    def __init__(self, **values: Any) -> None:
+    def __init__(self, *positional: Any, **values: Any) -> None:
+        if positional:  # MATLAB passes options as name-value pairs only
+            names = ", ".join(f"{n}=..." for n in self._defaults)
+            raise error(
+                SpecError,
+                f"{self._title} options",
+                "be given by name",
+                f"{len(positional)} unnamed values",
+                f"Pass them as name-value pairs, e.g. {self._title}({names})",
+            )
         for name, default in self._defaults.items():
             object.__setattr__(self, name, default() if callable(default) else default)
         for name, value in values.items():

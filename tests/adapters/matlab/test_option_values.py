@@ -205,3 +205,14 @@ def test_an_integer_spec_with_a_fractional_limit_is_refused_not_widened(kwargs, 
     with raises_exactly(SpecError, text):
         spec.DataType = kwargs["DataType"]  # set after the limits: the same refusal, nothing changed
     assert spec.DataType == "double"
+
+
+@pytest.mark.parametrize("options", [rlSimulationOptions, rlPPOAgentOptions, rlAgentInitializationOptions])
+def test_unnamed_option_values_are_refused_with_the_names_to_use(options):
+    names = ", ".join(f"{n}=..." for n in options._defaults)
+    with raises_exactly(
+        SpecError,
+        f"{options._title} options must be given by name, got 2 unnamed values. "
+        f"Pass them as name-value pairs, e.g. {options._title}({names}).",
+    ):
+        options(500, 3)
