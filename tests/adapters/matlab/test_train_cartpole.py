@@ -116,7 +116,14 @@ def test_ppo_balances_the_discrete_cartpole_batched(tmp_path):
 
 
 def _mean_return(env, policy, episodes=10):
-    return float(np.mean([e.Reward.sum() for e in sim(env, policy, rlSimulationOptions(MaxSteps=500, NumSimulations=episodes), seed=7)]))
+    return float(
+        np.mean(
+            [
+                e.Reward.sum()
+                for e in sim(env, policy, rlSimulationOptions(MaxSteps=500, NumSimulations=episodes), seed=7)
+            ]
+        )
+    )
 
 
 def test_sac_beats_random_on_the_continuous_cartpole(tmp_path):
