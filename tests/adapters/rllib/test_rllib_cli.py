@@ -17,21 +17,6 @@ require("tqdm")
 pytestmark = pytest.mark.slow
 
 
-def test_train_rllib_writes_the_curve_and_compares_with_random(tmp_path):
-    out = str(tmp_path / "runs")
-    command = [sys.executable, "-m", "bridge.cli", "train", "rllib", "--env", "envbridge/GridWorld-v0"]
-    command += ["--env-runners", "1", "--steps", "1000", "--logdir", out, "--no-progress"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
-    assert done.returncode == 0, done.stderr[-3000:]
-    png = os.path.join(out, "rllib_ppo_envbridge_GridWorld-v0.png")
-    lines = done.stdout.strip().splitlines()[-3:]
-    assert lines[0] == f"PPO on envbridge/GridWorld-v0: 1000 steps on 1 env runner; learning curve {png}"
-    ends = r"mean return -?\d+\.\d{3}, mean length \d+\.\d, terminated \d\.\d\d / truncated \d\.\d\d over 20 episodes"
-    assert re.fullmatch(r"random: " + ends, lines[1]), lines[1]  # GridWorld reports no is_success
-    assert re.fullmatch(r"PPO \(greedy\): " + ends, lines[2]), lines[2]
-    assert os.path.getsize(png) > 1000
-
-
 CORRIDOR = """
 import numpy as np
 import bridge
@@ -57,14 +42,21 @@ bridge.register("me/Corridor-v0", Corridor, max_episode_steps=50)
 """
 
 
-def test_train_rllib_imports_the_users_module_in_every_env_runner(tmp_path):
+def test_train_rllib_imports_the_users_module_in_every_env_runner_and_writes_the_curve(tmp_path):
     # the id exists only once corridor.py is imported: the remote runners must import it too
     (tmp_path / "corridor.py").write_text(CORRIDOR)
+    out = str(tmp_path / "runs")
     command = [sys.executable, "-m", "bridge.cli", "train", "rllib", "--env", "me/Corridor-v0", "--import", "corridor"]
-    command += ["--env-runners", "2", "--steps", "1000", "--logdir", str(tmp_path / "runs"), "--no-progress"]
+    command += ["--env-runners", "2", "--steps", "1000", "--logdir", out, "--no-progress"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "PPO on me/Corridor-v0: 1000 steps on 2 env runners;" in done.stdout
+    png = os.path.join(out, "rllib_ppo_me_Corridor-v0.png")
+    lines = done.stdout.strip().splitlines()[-3:]
+    assert lines[0] == f"PPO on me/Corridor-v0: 1000 steps on 2 env runners; learning curve {png}"
+    ends = r"mean return -?\d+\.\d{3}, mean length \d+\.\d, terminated \d\.\d\d / truncated \d\.\d\d over 20 episodes"
+    assert re.fullmatch(r"random: " + ends, lines[1]), lines[1]  # Corridor reports no is_success
+    assert re.fullmatch(r"PPO \(greedy\): " + ends, lines[2]), lines[2]
+    assert os.path.getsize(png) > 1000
 
 
 def test_an_unknown_algorithm_is_refused_by_the_parser(tmp_path):
