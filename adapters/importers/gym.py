@@ -12,9 +12,7 @@ import inspect
 from typing import Any, Sequence
 
 from bridge.adapters.gym.loader import load_gym
-from bridge.adapters.importers.source import ForeignEnv
-
-from bridge.errors import SpecError, error
+from bridge.adapters.importers.source import ForeignEnv, imported
 
 __all__ = ["from_gym", "seeds_by_reset"]
 
@@ -39,34 +37,15 @@ def from_gym(
     **make_kwargs: Any,
 ) -> ForeignEnv:
     """The gym env ``env_or_id`` as a :class:`bridge.Env` (options as ``bridge.from_gymnasium``'s)."""
-    subject = "from_gym"
-    if isinstance(env_or_id, str):
-        try:
-            env = gym.make(env_or_id, **make_kwargs)
-        except gym.error.Error as e:
-            fix = "Check the id (gym.envs.registry lists them); a package's ids need importing it first"
-            raise error(SpecError, f"{subject} id", "be registered with gym", f"{env_or_id!r} ({e})", fix) from e
-        built = True
-    elif isinstance(env_or_id, gym.Env):
-        if make_kwargs:
-            fix = "Build the env with them yourself, or pass its id"
-            raise error(SpecError, f"{subject} make kwargs", "go with an id", sorted(make_kwargs), fix)
-        env, built = env_or_id, False
-    else:
-        fix = "Pass e.g. from_gym('CartPole-v1') or from_gym(gym.make(...))"
-        raise error(SpecError, f"{subject} env", "be a gym id or gym.Env", type(env_or_id).__name__, fix)
-    try:
-        return ForeignEnv(
-            env,
-            gym,
-            api="gym",
-            seed_by_reset=seeds_by_reset(env),
-            drop_keys=drop_keys,
-            determinism=determinism,
-            snapshot=snapshot,
-            subject=subject,
-        )
-    except Exception:
-        if built:
-            env.close()  # a refused import leaves nothing open
-        raise
+    return imported(
+        gym,
+        env_or_id,
+        make_kwargs,
+        subject="from_gym",
+        registry="gym",
+        registry_fix="Check the id (gym.envs.registry lists them); a package's ids need importing it first",
+        seed_by_reset=seeds_by_reset,
+        drop_keys=drop_keys,
+        determinism=determinism,
+        snapshot=snapshot,
+    )

@@ -187,3 +187,42 @@ def _gym_end(done: bool, info: Dict[str, Any]) -> Tuple[bool, bool]:
         return terminal, not terminal
     timed_out = bool(info.get("TimeLimit.truncated", False))
     return not timed_out, timed_out
+
+
+def imported(
+    framework: Any,
+    env_or_id: Any,
+    make_kwargs: Dict[str, Any],
+    *,
+    subject: str,
+    registry: str,
+    registry_fix: str,
+    seed_by_reset: Any,
+    **options: Any,
+) -> ForeignEnv:
+    """``env_or_id`` (an id made with ``framework.make`` or an instance) as a :class:`ForeignEnv`;
+    an env built here is closed again when the import is refused. ``seed_by_reset(env)`` tells
+    whether its reset takes ``seed=``."""
+    name = framework.__name__
+    if isinstance(env_or_id, str):
+        try:
+            env = framework.make(env_or_id, **make_kwargs)
+        except framework.error.Error as e:
+            raise error(
+                SpecError, f"{subject} id", f"be registered with {registry}", f"{env_or_id!r} ({e})", registry_fix
+            ) from e
+        built = True
+    elif isinstance(env_or_id, framework.Env):
+        if make_kwargs:
+            fix = "Build the env with them yourself, or pass its id"
+            raise error(SpecError, f"{subject} make kwargs", "go with an id", sorted(make_kwargs), fix)
+        env, built = env_or_id, False
+    else:
+        fix = f"Pass e.g. {subject}('CartPole-v1') or {subject}({name}.make(...))"
+        raise error(SpecError, f"{subject} env", f"be a {registry} id or {name}.Env", type(env_or_id).__name__, fix)
+    try:
+        return ForeignEnv(env, framework, api=name, seed_by_reset=seed_by_reset(env), subject=subject, **options)
+    except Exception:
+        if built:
+            env.close()  # a refused import leaves nothing open
+        raise
