@@ -20,7 +20,7 @@ from bridge.regular_file import Refusal as _Refusal
 from bridge.regular_file import read_regular
 from bridge.safe_files import LIMITS, Limits
 
-__all__ = ["parse_json", "read_json_file", "depth_of_text", "depth_of", "loads", "dumps", "FAST_DEPTH"]
+__all__ = ["parse_json", "read_json_file", "depth_of_text", "depth_of", "loads", "dumps", "preview", "FAST_DEPTH"]
 
 FAST_DEPTH = 100  # documents at most this deep use the json module's C code
 # a JSON string: from an opening quote to the closing one, or to the end of a text that never
@@ -67,6 +67,39 @@ def loads(text: str, depth: int) -> Any:
 def dumps(tree: Any, depth: int, indent: Any = None) -> str:
     """``json.dumps(tree)`` for a tree ``depth`` levels deep; compact and iterative when deep."""
     return json.dumps(tree, indent=indent) if depth <= FAST_DEPTH else _dumps_deep(tree)
+
+
+def preview(tree: Any, limit: int = 60) -> str:
+    """``repr(tree)[:limit]`` for nested dicts, lists and tuples of any depth, without recursion.
+
+    ``repr`` of a stranger's tree nested a few hundred levels deep raises ``RecursionError``
+    (in an error message about that very tree); this writes the same text, left to right, and
+    stops once ``limit`` characters are out.
+    """
+    out: List[str] = []
+    size, stack = 0, [tree]
+    while stack and size < limit:
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            text = str(item)
+        elif type(item) is dict:
+            text, pairs = "{", list(item.items())
+            stack.append(_Raw("}"))
+            for i in reversed(range(len(pairs))):
+                stack.append(pairs[i][1])
+                stack.append(_Raw((", " if i else "") + repr(pairs[i][0]) + ": "))
+        elif type(item) in (list, tuple):
+            text = "[" if type(item) is list else "("
+            stack.append(_Raw("]" if type(item) is list else ",)" if len(item) == 1 else ")"))
+            for i in reversed(range(len(item))):
+                stack.append(item[i])
+                if i:
+                    stack.append(_Raw(", "))
+        else:
+            text = repr(item)
+        out.append(text)
+        size += len(text)
+    return "".join(out)[:limit]
 
 
 # -- within limits, as the house error ------------------------------------------------------------

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -143,10 +144,15 @@ def _ints_to_str(tree: Any) -> Any:
     return tree
 
 
-def _str_to_ints(tree: Any) -> Any:
-    if isinstance(tree, dict):
-        return {k: (v if k == "bit_generator" else _str_to_ints(v)) for k, v in tree.items()}
-    if isinstance(tree, str) and tree.lstrip("-").isdigit():
+_DECIMAL = re.compile(r"-?[0-9]{1,200}")  # ASCII digits only: "²".isdigit() is True, int("²") a ValueError
+
+
+def _str_to_ints(tree: Any, depth: int = 0) -> Any:
+    """Decimal strings back to ints, two dict levels deep (a bit-generator state's shape); anything
+    else is left as it is for the bit generator's own assignment to refuse (:func:`_assign`)."""
+    if isinstance(tree, dict) and depth < 2:
+        return {k: (v if k == "bit_generator" else _str_to_ints(v, depth + 1)) for k, v in tree.items()}
+    if isinstance(tree, str) and _DECIMAL.fullmatch(tree):
         return int(tree)
     return tree
 

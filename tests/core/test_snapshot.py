@@ -199,6 +199,7 @@ def _fingerprint(env):
 
 
 RESTORE = "Restore snapshots only into the env class that made them."
+GRID_RNG = _grid().clone_state()["rng"]  # what the corrupt rows below start from
 
 
 @pytest.mark.parametrize(
@@ -222,12 +223,32 @@ RESTORE = "Restore snapshots only into the env class that made them."
             + json.dumps({"bit_generator": "PCG64", "state": {"state": "x"}, "has_uint32": "0", "uinteger": "0"})[:80]
             + ". Restore a snapshot of this env.",
         ),
+        (  # "²".isdigit() is True, int("²") a ValueError: only ASCII decimals are read back as ints
+            lambda s: {**s, "rng": {**s["rng"], "has_uint32": "\u00b2"}},
+            "snapshot RNG must be a PCG64 state from clone_state(), got "
+            + json.dumps({**GRID_RNG, "has_uint32": "\u00b2"})[:80]
+            + ". Restore a snapshot of this env.",
+        ),
+        (
+            lambda s: {**s, "rng": {**s["rng"], "uinteger": "--5"}},
+            "snapshot RNG must be a PCG64 state from clone_state(), got "
+            + json.dumps({**GRID_RNG, "uinteger": "--5"})[:80]
+            + ". Restore a snapshot of this env.",
+        ),
         (
             lambda s: {**s, "state": {"agent": np.array([1, 1])}},
             "snapshot state must be accepted by GridWorld.set_state(), got KeyError: 'goal'. Restore only snapshots that this env's clone_state() made (the env was left as it was).",
         ),
     ],
-    ids=["no-state", "extra-key", "rng-kind", "rng-values", "state-missing-field"],
+    ids=[
+        "no-state",
+        "extra-key",
+        "rng-kind",
+        "rng-values",
+        "rng-superscript",
+        "rng-double-minus",
+        "state-missing-field",
+    ],
 )
 def test_a_corrupt_snapshot_is_refused_and_changes_nothing(corrupt, text):
     env = _grid()

@@ -359,6 +359,37 @@ def test_from_dict_refuses_bad_input_with_a_spec_error(data, text):
         spaces.from_dict(data)
 
 
+def _deep(levels, inner):
+    value = 1
+    for _ in range(levels):
+        value = inner(value)
+    return value
+
+
+@pytest.mark.parametrize(
+    "data, text",
+    [
+        (
+            {"type": "Discrete", "n": _deep(1020, lambda v: {"a": v}), "start": 0},
+            f"space dict['n'] must be an int >= 1, got {{'a': {{'a': {{'a': {{'a': {{'a': {{'a': {{'a': {{'a': {{'a': {{'a': ... (nested 1020 levels). {FIX}",
+        ),
+        (
+            {"type": "Box", "low": _deep(1020, lambda v: [v]), "high": 1, "shape": [1], "dtype": "float32"},
+            f"space dict['low'] must be a number, 'inf', '-inf' or a list of 1 of them, got {'[' * 60}... (nested 1020 levels). {FIX}",
+        ),
+        (
+            {"type": "Tuple", "spaces": [_deep(1020, lambda v: [v])]},
+            f"space dict['spaces'][0]['type'] must be one of ['Box', 'Dict', 'Discrete', 'Image', 'MultiBinary', 'MultiDiscrete', 'Tuple'], got {'[' * 60}... (nested 1020 levels). {FIX}",
+        ),
+    ],
+    ids=["dict-1020-deep", "list-1020-deep", "child-1020-deep"],
+)
+def test_from_dict_names_a_value_too_deep_for_repr_without_recursion(data, text):
+    # a manifest may nest up to Limits.max_json_depth (1,024); repr recursed once a level (RecursionError)
+    with raises_exactly(SpecError, text):
+        spaces.from_dict(data)
+
+
 @pytest.mark.parametrize(
     "space, owner",
     [
@@ -404,7 +435,30 @@ ROUNDED = [  # (low, high, dtype, low built, high built, announced)
         -(2.0**-149),
         "Box high[0] -1e-50 is not a float32 value; rounded inward to -1.401298464324817e-45 (never widened). Pass a bound float32 can hold to silence this.",
     ),
-    (0.99999999, 1.0, np.float32, 1.0, 1.0, None),  # float32's nearest (1.0) is inward: kept, within precision
+    (  # float32's nearest (1.0) is inward, but the box narrower than float32 resolves there became one point
+        0.99999999,
+        1.0,
+        np.float32,
+        1.0,
+        1.0,
+        "Box low[0] 0.99999999 is not a float32 value; rounded inward to 1.0 (never widened). Pass a bound float32 can hold to silence this.",
+    ),
+    (  # the same in float16
+        0.9999,
+        1.0,
+        np.float16,
+        1.0,
+        1.0,
+        "Box low[0] 0.9999 is not a float16 value; rounded inward to 1.0 (never widened). Pass a bound float16 can hold to silence this.",
+    ),
+    (
+        1.0,
+        1.00000001,
+        np.float32,
+        1.0,
+        1.0,
+        "Box high[0] 1.00000001 is not a float32 value; rounded inward to 1.0 (never widened). Pass a bound float32 can hold to silence this.",
+    ),
     (-0.1, 0.1, np.float32, -0.099999994, 0.099999994, None),  # nearest would widen both: one step inward
     (0.1, 0.2, np.float16, 0.10003662109375, 0.199951171875, None),
     (-60000.0, 0.5, np.float16, -60000.0, 0.5, None),  # exact
