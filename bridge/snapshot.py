@@ -164,6 +164,7 @@ def save(path: str, snapshot: Any, *, limits: Limits = LIMITS, compress: bool = 
 
     Refuses (SpecError) what :func:`load` with the same ``limits`` would refuse.
     """
+    safe_files.check_save_path(path, "snapshot.save path")  # before the snapshot is encoded
     arrays: List[np.ndarray] = []
 
     def leaf(array: np.ndarray, scalar: bool) -> Tuple[Any, int]:
@@ -175,7 +176,7 @@ def save(path: str, snapshot: Any, *, limits: Limits = LIMITS, compress: bool = 
     _fits(arrays, text, limits)
     members = {f"a{i}": a for i, a in enumerate(arrays)}
     members["tree"] = np.array(text)
-    safe_files.write_npz(path, members, compress=compress)
+    safe_files.write_npz(path, members, compress=compress, subject="snapshot.save path")
 
 
 def _fits(arrays: List[np.ndarray], text: str, limits: Limits) -> None:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 
-from bridge import safe_json, spaces
+from bridge import arguments, safe_json, spaces
 from bridge import snapshot as _snapshot
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, message
@@ -360,6 +360,9 @@ def record(
     replay it from the recorded state: after every entry for determinism "strong", after each reset
     and every :data:`CHECKPOINT` steps for "weak", none for "none" (it has no snapshots).
     """
+    seed = arguments.seed(seed, "conformance.record seed", optional=False)
+    steps = arguments.count(steps, "conformance.record steps", low=1, example="steps=200")
+    action_seed = arguments.seed(action_seed, "conformance.record action_seed", name="action_seed")
     if isinstance(env, str):
         from bridge.registry import make
 

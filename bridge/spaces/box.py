@@ -9,6 +9,7 @@ import numpy as np
 
 from bridge.errors import SpecError, message
 from bridge.spaces import _numbers
+from bridge.spaces._memory import check_memory
 from bridge.spaces.base import Mismatch, Space, _as_int, _Budget, _describe, _field, _masked, _register, _rng
 
 Bound = Union[float, int, Sequence[Any], np.ndarray]
@@ -35,6 +36,7 @@ class Box(Space):
         self.dtype = _box_dtype(dtype)
         raw_low, raw_high = _numbers.user_array(low), _numbers.user_array(high)
         self.shape = _box_shape(raw_low, raw_high, shape)
+        check_memory(type(self).__name__, self.shape, self.dtype)  # before any array of that shape
         # exact checks against the dtype, each naming the bound and element the user wrote
         self.low = _bound("low", low, raw_low, self.shape, self.dtype)
         self.high = _bound("high", high, raw_high, self.shape, self.dtype)

@@ -175,6 +175,38 @@ def test_save_refuses_what_load_with_the_same_limits_would_refuse(tmp_path):
     assert snapshot.load(os.path.join(tmp_path, "y.npz"), limits=small)["x"].shape == (8,)
 
 
+def test_save_refuses_a_folder_or_a_missing_folder_before_writing(tmp_path):
+    folder = os.path.join(tmp_path, "runs")
+    os.mkdir(folder)
+    missing = os.path.join(tmp_path, "nope", "x.npz")
+    under_a_file = os.path.join(tmp_path, "plain", "x.npz")
+    with open(os.path.join(tmp_path, "plain"), "w") as f:
+        f.write("not a folder")
+    for path, text in [
+        (
+            folder,
+            f"snapshot.save path must name a file, got {folder!r} (a folder). "
+            f"Pass a file path inside it, e.g. {os.path.join(folder, 'state.npz')!r}.",
+        ),
+        (
+            missing,
+            f"snapshot.save path must be inside an existing folder, got {missing!r} "
+            f"({os.path.dirname(missing)!r} is no such folder). "
+            f"Create the folder first: os.makedirs({os.path.dirname(missing)!r}, exist_ok=True).",
+        ),
+        (
+            under_a_file,
+            f"snapshot.save path must be inside an existing folder, got {under_a_file!r} "
+            f"({os.path.dirname(under_a_file)!r} is a file). "
+            f"Create the folder first: os.makedirs({os.path.dirname(under_a_file)!r}, exist_ok=True).",
+        ),
+        (None, "snapshot.save path must be a file path (str or os.PathLike), got None. Pass e.g. 'state.npz'."),
+    ]:
+        with raises_exactly(SpecError, text):
+            snapshot.save(path, {"x": np.zeros(2)})
+    assert sorted(os.listdir(tmp_path)) == ["plain", "runs"] and os.listdir(folder) == []  # nothing written
+
+
 def test_json_refuses_a_longdouble_it_could_not_keep_exactly():
     if np.dtype(np.longdouble).itemsize <= 8:
         pytest.skip("this platform's longdouble is float64")
