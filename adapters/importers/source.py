@@ -13,12 +13,17 @@ neutral tape equals the native run step for step and snapshots carry the foreign
 Snapshots: ``determinism="weak"`` by default, over a pickled copy of the foreign env (its state,
 nothing promised about replays); ``"strong"`` only when declared with ``snapshot="deepcopy"`` (the
 checker then replays it in a fresh instance) or ``snapshot=(get_state, set_state)`` hooks of the
-user's, called with the foreign env.
+user's, called with the foreign env. A pickled copy is signed with a key that lives only in this
+process's memory (HMAC-SHA256) and unpickled only when its signature matches: a snapshot from a file
+or a peer that this process did not take is refused before anything is unpickled or changed, so a
+stranger's bytes never run code. Snapshots meant to travel use the hooks (plain data).
 """
 
 from __future__ import annotations
 
+import hmac
 import pickle
+import secrets
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
@@ -32,6 +37,19 @@ __all__ = ["ForeignEnv", "RESERVED_INFO_KEYS", "snapshot_hooks"]
 # info keys the exports write themselves (to_gym, SB3's VecEnvs); a foreign env's own would be lost
 RESERVED_INFO_KEYS = frozenset(("TimeLimit.truncated", "is_terminal", "terminal_observation"))
 _GYM_END_KEYS = ("TimeLimit.truncated", "is_terminal")
+
+# the key of this process's pickled snapshots: made here, never written anywhere, so only bytes this
+# process pickled itself carry a signature that matches (forked children share it: our own processes)
+_KEY = secrets.token_bytes(32)
+_STATE_KEYS = {"env", "signature"}
+_TRAVEL_FIX = (
+    "Restore a pickled snapshot only in the process that took it; for snapshots that go through a file "
+    "or another process, pass snapshot=(get_state, set_state) hooks that return plain data"
+)
+
+
+def _signature(raw: bytes) -> str:
+    return hmac.new(_KEY, raw, "sha256").hexdigest()
 
 
 def snapshot_hooks(snapshot: Any, determinism: str, subject: str) -> Any:
@@ -154,20 +172,46 @@ class ForeignEnv(Env):
             return self._snapshot[0](self.env)
         try:
             # pickled twice: the first pickle of an object depends on how it was built (memo
-            # order); the pickle of an unpickled copy is canonical, so equal states give equal bytes
+            # order); the pickle of an unpickled copy is canonical, so equal states give equal bytes.
+            # The loads reads bytes this line has just made in this process: nobody else's.
             raw = pickle.dumps(pickle.loads(pickle.dumps(self.env)))
         except Exception as e:
             fix = "Pass snapshot=(get_state, set_state) hooks, or determinism='none'"
             raise error(
                 ContractError, f"{self._subject} snapshot", "pickle the env", f"{type(e).__name__}: {e}", fix
             ) from e
-        return np.frombuffer(raw, np.uint8).copy()  # plain data: an ndarray survives the snapshot codecs
+        # plain data (an ndarray and a str survive the snapshot codecs), signed with this process's key
+        return {"env": np.frombuffer(raw, np.uint8).copy(), "signature": _signature(raw)}
+
+    def check_state(self, state: Any) -> None:
+        """Refuse, before anything is unpickled or changed, a pickled state this process did not sign."""
+        if isinstance(self._snapshot, tuple):
+            return  # the user's hooks take plain data of their own
+        subject = f"{self._subject} snapshot state"
+        expectation = "be a dict of 'env' (the env pickled, a 1-D uint8 array) and 'signature' (a str)"
+        if type(state) is not dict or set(state) != _STATE_KEYS:
+            got = f"a dict with the keys {sorted(state, key=repr)}" if type(state) is dict else type(state).__name__
+            raise error(ContractError, subject, expectation, got, _TRAVEL_FIX)
+        env, signature = state["env"], state["signature"]
+        if not (isinstance(env, np.ndarray) and env.dtype == np.uint8 and env.ndim == 1 and type(signature) is str):
+            kind = type(env).__name__
+            if isinstance(env, np.ndarray):
+                kind = f"array of dtype {env.dtype}, shape {env.shape}"
+            got = f"'env' {kind} and 'signature' {type(signature).__name__}"
+            raise error(ContractError, subject, expectation, got, _TRAVEL_FIX)
+        if not (signature.isascii() and hmac.compare_digest(_signature(env.tobytes()), signature)):
+            expectation = "carry the signature of this process (it unpickles only the snapshots it took)"
+            got = "a signature made elsewhere (another process, or changed bytes); nothing was unpickled"
+            raise error(ContractError, subject, expectation, got, _TRAVEL_FIX)
 
     def set_state(self, state: Any) -> None:
         if isinstance(self._snapshot, tuple):
             self._snapshot[1](self.env, state)
             return
-        env = pickle.loads(np.asarray(state, np.uint8).tobytes())
+        self.check_state(state)
+        # the one pickle.loads of a snapshot: its signature was just checked against this process's
+        # key, so these are bytes this process pickled itself (get_state), never a stranger's
+        env = pickle.loads(state["env"].tobytes())
         # keep the one Generator object: the base class writes the snapshot's RNG state into it
         # (the private field: Gymnasium's np_random setter also forgets the seed it was made from)
         if isinstance(getattr(env.unwrapped, "_np_random", None), np.random.Generator):
