@@ -29,6 +29,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 from bridge.adapters.importers.spaces import raise_space
 
+from bridge import values
 from bridge.env import DETERMINISM, Env
 from bridge.errors import ContractError, SpecError, error
 
@@ -105,21 +106,24 @@ class ForeignEnv(Env):
         self.render_mode = getattr(env, "render_mode", None)
         self.metadata = dict(getattr(env, "metadata", None) or {})
         self._subject = subject
+        # where a value came from, for the one rule of incoming values (bridge/values.py)
+        self._at_reset, self._at_step = f"{subject} env's reset()", f"{subject} env's step()"
         self._returns_info: Optional[bool] = None  # gym 0.22-0.25 reset: obs or (obs, info); found at the first reset
 
     # -- the Env API ---------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         super().reset(seed=seed)
         env = self.env
-        if self.api == "gymnasium":
-            obs, info = env.reset(seed=seed, options=options)
-        else:
-            obs, info = self._reset_gym(seed, options)
+        out = env.reset(seed=seed, options=options) if self.api == "gymnasium" else self._reset_gym(seed, options)
+        if type(out) is not tuple or len(out) != 2:
+            got = f"a tuple of {len(out)}" if type(out) is tuple else type(out).__name__
+            raise error(ContractError, self._at_reset, "return (observation, info)", got, values.ENV_FIX)
+        obs, info = out
         rng = getattr(env.unwrapped, "np_random", None)
         if isinstance(rng, np.random.Generator):
             self._np_random = rng  # one Generator: the foreign env's, which its reset just seeded
         self._check_info(info, "reset")
-        return (obs if self._obs_in is None else self._obs_in(obs)), info
+        return (obs if self._obs_in is None else self._obs_in(obs, self._at_reset)), info
 
     def _reset_gym(self, seed: Optional[int], options: Optional[dict]) -> Tuple[Any, dict]:
         env, kwargs = self.env, {} if options is None else {"options": options}
@@ -136,17 +140,38 @@ class ForeignEnv(Env):
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
         out = self.env.step(action if self._act_out is None else self._act_out(action))
-        if len(out) == 5:
+        at = self._at_step
+        size = len(out) if type(out) is tuple else 0
+        if size == 5:
             obs, reward, terminated, truncated, info = out
-            terminated, truncated = bool(terminated), bool(truncated)
-        else:
+            if type(terminated) is not bool:
+                terminated = values.flag(terminated, f"{at} terminated", values.ENV_FIX)
+            if type(truncated) is not bool:
+                truncated = values.flag(truncated, f"{at} truncated", values.ENV_FIX)
+        elif size == 4:
             obs, reward, done, info = out
-            terminated, truncated = _gym_end(bool(done), info)
+            if type(info) is not dict:
+                raise error(ContractError, f"{at} info", "be a dict", type(info).__name__, values.ENV_FIX)
+            if type(done) is not bool:
+                done = values.flag(done, f"{at} done", values.ENV_FIX)
+            terminated, truncated = _gym_end(done, info, at)
             if "TimeLimit.truncated" in info or "is_terminal" in info:
                 info = {k: v for k, v in info.items() if k not in _GYM_END_KEYS}
+        else:
+            got = f"a tuple of {size}" if type(out) is tuple else type(out).__name__
+            expectation = "return (observation, reward, terminated, truncated, info), or gym's 4-tuple"
+            raise error(ContractError, at, expectation, got, values.ENV_FIX)
+        if type(reward) is not float:
+            reward = values.real(reward, f"{at} reward", values.ENV_FIX)
         if info and not RESERVED_INFO_KEYS.isdisjoint(info):
             self._check_info(info, "step")
-        return (obs if self._obs_in is None else self._obs_in(obs)), float(reward), terminated, truncated, info
+        return (
+            (obs if self._obs_in is None else self._obs_in(obs, at)),
+            reward,
+            terminated,
+            truncated,
+            info,
+        )
 
     def _check_info(self, info: Any, where: str) -> None:
         clash = sorted(RESERVED_INFO_KEYS & set(info)) if isinstance(info, dict) else []
@@ -222,14 +247,15 @@ class ForeignEnv(Env):
         return f"<ForeignEnv {self.env!r}>"
 
 
-def _gym_end(done: bool, info: Dict[str, Any]) -> Tuple[bool, bool]:
-    """(terminated, truncated) of gym's one ``done``: termination wins where both were true."""
+def _gym_end(done: bool, info: Dict[str, Any], at: str) -> Tuple[bool, bool]:
+    """(terminated, truncated) of gym's one ``done``: termination wins where both were true. The
+    info flags follow the one rule for values (a bool, never ``bool("False")``)."""
     if not done:
         return False, False
     if "is_terminal" in info:  # envbridge's own to_gym says it exactly
-        terminal = bool(info["is_terminal"])
+        terminal = values.flag(info["is_terminal"], f"{at} info['is_terminal']", values.ENV_FIX)
         return terminal, not terminal
-    timed_out = bool(info.get("TimeLimit.truncated", False))
+    timed_out = values.flag(info.get("TimeLimit.truncated", False), f"{at} info['TimeLimit.truncated']", values.ENV_FIX)
     return not timed_out, timed_out
 
 
