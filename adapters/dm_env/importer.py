@@ -26,7 +26,7 @@ from bridge.compat import optional_import
 
 from bridge import spaces, values
 from bridge.env import Env
-from bridge.errors import ContractError, ConversionError, SpecError, error, message
+from bridge.errors import ContractError, ConversionError, SpecError, close_beside, error, message
 
 __all__ = ["from_dm_env", "DmEnvSource", "to_neutral_space", "from_dm_control"]
 
@@ -95,8 +95,9 @@ class DmEnvSource(Env):
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         super().reset(seed=seed)
         if seed is not None and self._make is not None:
+            built = _made(self._make, int(seed))
             self.dm_env.close()
-            self.dm_env = self._make(int(seed))
+            self.dm_env = built
             step = self.dm_env.reset()
         elif seed is not None and self._takes_seed:
             step = self.dm_env.reset(seed=int(seed))
@@ -158,13 +159,42 @@ def from_dm_env(env: Any) -> DmEnvSource:
     """
     if callable(env) and not hasattr(env, "step"):
         make = env
-        built = make(0)
+        built = _made(make, 0)
         try:
             return DmEnvSource(built, make)
-        except BaseException:
-            built.close()
+        except BaseException as refusal:
+            close_beside(refusal, built.close, "the env the factory built")
             raise
+    if not _is_environment(env):
+        fix = "Pass e.g. from_dm_env(suite.load('cartpole', 'swingup')), or a factory of the seed"
+        expectation = "be a dm_env.Environment or a factory make(seed) -> Environment"
+        raise error(SpecError, "from_dm_env env", expectation, type(env).__name__, fix)
     return DmEnvSource(env)
+
+
+def _made(make: Callable[[int], Any], seed: int) -> Any:
+    """``make(seed)``, refused unless it builds a dm_env Environment."""
+    subject = f"from_dm_env factory make({seed})"
+    try:
+        built = make(seed)
+    except Exception as e:
+        fix = (
+            "Pass a factory of the seed that returns the env, "
+            "e.g. lambda seed: suite.load(..., task_kwargs={'random': seed})"
+        )
+        raise error(SpecError, subject, "build an env", f"{type(e).__name__}: {e}", fix) from e
+    if not _is_environment(built):
+        fix = "Return the dm_env.Environment from the factory"
+        raise error(SpecError, subject, "return a dm_env.Environment", type(built).__name__, fix)
+    return built
+
+
+def _is_environment(env: Any) -> bool:
+    """A dm_env Environment: the class, or anything with its five methods (duck-typed envs)."""
+    return isinstance(env, dm_env.Environment) or all(callable(getattr(env, m, None)) for m in _METHODS)
+
+
+_METHODS = ("reset", "step", "observation_spec", "action_spec", "reward_spec")
 
 
 def from_dm_control(name: str) -> DmEnvSource:

@@ -31,7 +31,7 @@ from bridge.adapters.importers.spaces import raise_space
 
 from bridge import values
 from bridge.env import DETERMINISM, Env
-from bridge.errors import ContractError, SpecError, error
+from bridge.errors import ContractError, SpecError, close_beside, error
 
 __all__ = ["ForeignEnv", "RESERVED_INFO_KEYS", "snapshot_hooks"]
 
@@ -259,6 +259,26 @@ def _gym_end(done: bool, info: Dict[str, Any], at: str) -> Tuple[bool, bool]:
     return not timed_out, timed_out
 
 
+def _made(framework: Any, env_id: str, make_kwargs: Dict[str, Any], subject: str, registry: str, fix: str) -> Any:
+    """``framework.make(env_id, **make_kwargs)``, its failures as SpecErrors that say which part was
+    wrong: the id, the module an id names before ':', or the keyword arguments (or the constructor)."""
+    name = framework.__name__
+    try:
+        return framework.make(env_id, **make_kwargs)
+    except framework.error.Error as e:
+        raise error(SpecError, f"{subject} id", f"be registered with {registry}", f"{env_id!r} ({e})", fix) from e
+    except ImportError as e:  # "module:Id-v0" whose module does not import
+        module = env_id.partition(":")[0] if ":" in env_id else env_id
+        fix = f"Install the package that provides {module!r}, or check the module name before ':'"
+        got = f"{type(e).__name__}: {str(e).split('. ')[0]}"  # gymnasium appends advice of its own
+        raise error(SpecError, f"{subject} id {env_id!r}", "name a module that imports", got, fix) from e
+    except Exception as e:  # the make kwargs (gymnasium's TimeLimit asserts) or the env's constructor
+        shown = ", ".join([repr(env_id)] + [f"{k}={v!r}" for k, v in make_kwargs.items()])
+        fix = "Check the keyword arguments (names and values) against the env's constructor and " + name + ".make"
+        got = f"{type(e).__name__}: {e}"
+        raise error(SpecError, f"{subject}: {name}.make({shown})", "build the env", got, fix) from e
+
+
 def imported(
     framework: Any,
     env_or_id: Any,
@@ -275,12 +295,7 @@ def imported(
     whether its reset takes ``seed=``."""
     name = framework.__name__
     if isinstance(env_or_id, str):
-        try:
-            env = framework.make(env_or_id, **make_kwargs)
-        except framework.error.Error as e:
-            raise error(
-                SpecError, f"{subject} id", f"be registered with {registry}", f"{env_or_id!r} ({e})", registry_fix
-            ) from e
+        env = _made(framework, env_or_id, make_kwargs, subject, registry, registry_fix)
         built = True
     elif isinstance(env_or_id, framework.Env):
         if make_kwargs:
@@ -292,7 +307,7 @@ def imported(
         raise error(SpecError, f"{subject} env", f"be a {registry} id or {name}.Env", type(env_or_id).__name__, fix)
     try:
         return ForeignEnv(env, framework, api=name, seed_by_reset=seed_by_reset(env), subject=subject, **options)
-    except Exception:
-        if built:
-            env.close()  # a refused import leaves nothing open
+    except BaseException as refusal:
+        if built:  # a refused import leaves nothing open; a close error goes beside the refusal
+            close_beside(refusal, env.close, f"the {name} env {env_or_id!r}")
         raise

@@ -159,3 +159,54 @@ def test_a_value_that_is_exactly_what_its_spec_says_passes(spec, obs, step, want
     got, reward, terminated, truncated, _ = env.step(np.int64(0))
     assert np.asarray(got).dtype == np.asarray(want).dtype and np.array_equal(got, want)
     assert (reward, terminated, truncated) == rest and type(reward) is float
+
+
+FACTORY_FIX = (
+    "Pass a factory of the seed that returns the env, e.g. lambda seed: suite.load(..., task_kwargs={'random': seed})."
+)
+
+
+@pytest.mark.parametrize(
+    "source, text",
+    [
+        (
+            "x",
+            "from_dm_env env must be a dm_env.Environment or a factory make(seed) -> Environment, got str. "
+            "Pass e.g. from_dm_env(suite.load('cartpole', 'swingup')), or a factory of the seed.",
+        ),
+        (
+            lambda seed: None,
+            "from_dm_env factory make(0) must return a dm_env.Environment, got NoneType. "
+            "Return the dm_env.Environment from the factory.",
+        ),
+        (
+            lambda: Says(I32, GOOD),
+            "from_dm_env factory make(0) must build an env, got TypeError: <lambda>() takes 0 positional "
+            f"arguments but 1 was given. {FACTORY_FIX}",
+        ),
+    ],
+    ids=["a-str", "factory-returns-none", "factory-without-seed"],
+)
+def test_a_source_that_is_not_an_env_or_a_factory_is_a_spec_error(source, text):
+    from bridge.errors import SpecError
+
+    with raises_exactly(SpecError, text):
+        from_dm_env(source)
+
+
+class BoolSpecCloseRaises(Says):
+    def close(self):
+        raise OSError("close failed")
+
+
+def test_a_close_that_raises_after_a_refused_spec_is_reported_beside_the_refusal():
+    from bridge.errors import ConversionError
+
+    text = (
+        "observation must have a numeric dtype (dm_env bool specs have no neutral twin), got bool. "
+        "Declare it as an integer BoundedArray(minimum=0, maximum=1) in the env."
+    )
+    note = "Closing the env the factory built after this error also failed: OSError: close failed"
+    with raises_exactly(ConversionError, f"{text}\n{note}") as refused:
+        from_dm_env(lambda seed: BoolSpecCloseRaises(specs.Array((), bool), False))
+    assert str(refused.value) == text
