@@ -142,25 +142,26 @@ class ForeignEnv(Env):
         out = self.env.step(action if self._act_out is None else self._act_out(action))
         at = self._at_step
         size = len(out) if type(out) is tuple else 0
+        if size != 5 and size != 4:
+            got = f"a tuple of {size}" if type(out) is tuple else type(out).__name__
+            expectation = "return (observation, reward, terminated, truncated, info), or gym's 4-tuple"
+            raise error(ContractError, at, expectation, got, values.ENV_FIX)
+        info = out[-1]
+        if type(info) is not dict:
+            raise error(ContractError, f"{at} info", "be a dict", type(info).__name__, values.ENV_FIX)
         if size == 5:
-            obs, reward, terminated, truncated, info = out
+            obs, reward, terminated, truncated, _ = out
             if type(terminated) is not bool:
                 terminated = values.flag(terminated, f"{at} terminated", values.ENV_FIX)
             if type(truncated) is not bool:
                 truncated = values.flag(truncated, f"{at} truncated", values.ENV_FIX)
-        elif size == 4:
-            obs, reward, done, info = out
-            if type(info) is not dict:
-                raise error(ContractError, f"{at} info", "be a dict", type(info).__name__, values.ENV_FIX)
+        else:
+            obs, reward, done, _ = out
             if type(done) is not bool:
                 done = values.flag(done, f"{at} done", values.ENV_FIX)
             terminated, truncated = _gym_end(done, info, at)
             if "TimeLimit.truncated" in info or "is_terminal" in info:
                 info = {k: v for k, v in info.items() if k not in _GYM_END_KEYS}
-        else:
-            got = f"a tuple of {size}" if type(out) is tuple else type(out).__name__
-            expectation = "return (observation, reward, terminated, truncated, info), or gym's 4-tuple"
-            raise error(ContractError, at, expectation, got, values.ENV_FIX)
         if type(reward) is not float:
             reward = values.real(reward, f"{at} reward", values.ENV_FIX)
         if info and not RESERVED_INFO_KEYS.isdisjoint(info):

@@ -128,6 +128,13 @@ REFUSED = [
         "from_gymnasium env's step() reward must be a real number a float holds exactly, got 1152921504606846977 (int)",
     ),
     (
+        "info-none",
+        D4,
+        1,
+        {"out": (1, 1.0, False, False, None)},
+        "from_gymnasium env's step() info must be a dict, got NoneType",
+    ),
+    (
         "step-3-tuple",
         D4,
         1,
