@@ -130,3 +130,13 @@ def test_an_exit_or_a_file_that_is_not_a_file_is_one_whole_message_and_exit_2(fo
         sys.modules.pop("exits", None)
     out, err = capsys.readouterr()
     assert (code, err) == (2, text + "\n"), (out, err)
+
+
+def test_an_interrupt_is_one_line_and_exit_130(folder, capsys):
+    (folder / "interrupts.py").write_text("raise KeyboardInterrupt\n")
+    try:
+        code = main(["check", "interrupts.py:Env"])
+    finally:
+        sys.modules.pop("interrupts", None)
+    out, err = capsys.readouterr()
+    assert (code, err) == (130, "envbridge check: interrupted\n"), (out, err)
