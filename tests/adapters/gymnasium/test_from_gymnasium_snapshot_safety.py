@@ -136,3 +136,24 @@ def test_this_process_s_own_snapshot_survives_a_file_and_restores(tmp_path):
     again = [env.step(1)[0] for _ in range(3)]
     assert all(np.array_equal(a, b) for a, b in zip(ahead, again))
     assert env.np_random is env.env.unwrapped.np_random  # still one Generator
+
+
+def test_inside_a_host_a_stranger_s_snapshot_is_refused_and_the_hosted_env_stays_usable(tmp_path):
+    env = bridge.remote("gymnasium:CartPole-v1", timeout=60)  # hosted by this interpreter, in another process
+    try:
+        env.reset(seed=2)
+        own = env.clone_state()
+        env.step(1)
+        env.restore_state(own)  # the host's own snapshot: it signed it
+        forged = snapshot.from_json(snapshot.to_json(own))
+        forged["state"] = {"env": _payload(tmp_path / "pwned"), "signature": own["state"]["signature"]}
+        with raises_exactly(ContractError, SIGNED_ELSEWHERE):
+            env.restore_state(forged)
+        here = bridge.from_gymnasium("CartPole-v1")  # signed by this process, not the host's
+        here.reset(seed=2)
+        with raises_exactly(ContractError, SIGNED_ELSEWHERE):
+            env.restore_state(here.clone_state())
+        assert not (tmp_path / "pwned").exists()
+        assert env.step(1)[1] == 1.0
+    finally:
+        env.close()
