@@ -241,6 +241,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if getattr(args, "verbose", False) and e.__cause__ is not None:
             traceback.print_exception(type(e.__cause__), e.__cause__, e.__cause__.__traceback__, file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C, or a user module raising it: one line, the shell's code for SIGINT
+        print(f"envbridge {key}: interrupted", file=sys.stderr)
+        return 130
     finally:
         if shown is not None:
             logging.getLogger("bridge").removeHandler(shown)
