@@ -150,7 +150,7 @@ TAPE_ROWS = [
         "a format nested 1,000 lists deep",
         "manifest format, then a repr without recursion",
         tape_manifest_deep("format", _deep_list(1000)),
-        f"tape manifest format must be one of ['envbridge-tape/1', 'envbridge-tape/2'], got {'[' * 60}. {FIX_T}",
+        f"tape manifest format must be one of ['envbridge-tape/1', 'envbridge-tape/2', 'envbridge-tape/3'], got {'[' * 60}. {FIX_T}",
     ),
     Row(
         "t-binary-manifest",
@@ -174,7 +174,7 @@ TAPE_ROWS = [
         "format envbridge-tape/9",
         "format",
         tape_manifest_edit(format="envbridge-tape/9"),
-        f"tape manifest format must be one of ['envbridge-tape/1', 'envbridge-tape/2'], got 'envbridge-tape/9'. {FIX_T}",
+        f"tape manifest format must be one of ['envbridge-tape/1', 'envbridge-tape/2', 'envbridge-tape/3'], got 'envbridge-tape/9'. {FIX_T}",
     ),
     Row(
         "t-step-api",
