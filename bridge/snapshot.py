@@ -130,7 +130,7 @@ def _assign(bit_generator: Any, decoded: dict, rng: np.random.Generator, state: 
         bit_generator.state = decoded
     except (TypeError, ValueError, KeyError, OverflowError, AttributeError) as e:
         kind = type(rng.bit_generator).__name__
-        got = json.dumps(state, default=repr)[:80]
+        got = safe_json.short_json(state, 80)
         raise ContractError(
             message("snapshot RNG", f"be a {kind} state from clone_state()", got, "Restore a snapshot of this env")
         ) from e
@@ -241,7 +241,7 @@ def load(path: str, *, limits: Limits = LIMITS) -> Any:
         index = item[key]
         if set(item) != {key} or type(index) is not int or not 0 <= index < len(arrays):  # no bool, no -1
             expectation = f"reference only its arrays a0..a{len(arrays) - 1}"
-            raise ContractError(message("snapshot file tree", expectation, json.dumps(item), _RESAVE))
+            raise ContractError(message("snapshot file tree", expectation, safe_json.short_json(item, 200), _RESAVE))
         if key == _SCALAR and arrays[index].shape != ():
             raise ContractError(
                 message("snapshot file tree", "mark only 0-d arrays as scalars", json.dumps(item), _RESAVE)

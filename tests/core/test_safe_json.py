@@ -117,6 +117,7 @@ def test_preview_is_repr_cut_short(tree, limit):
     )
     for value in (tree, tuples):
         assert safe_json.preview(value, limit) == repr(value)[:limit]
+        assert safe_json.short_json(value, limit) == json.dumps(value, default=repr)[:limit]
 
 
 def test_preview_of_a_tree_too_deep_for_repr_needs_no_recursion():
@@ -126,3 +127,4 @@ def test_preview_of_a_tree_too_deep_for_repr_needs_no_recursion():
     with pytest.raises(RecursionError):
         repr(nested)
     assert safe_json.preview(nested) == ("[{'k': " * 9)[:60]
+    assert safe_json.short_json(nested) == ('[{"k": ' * 12)[:80]

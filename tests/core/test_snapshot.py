@@ -232,6 +232,9 @@ def _fingerprint(env):
 
 RESTORE = "Restore snapshots only into the env class that made them."
 GRID_RNG = _grid().clone_state()["rng"]  # what the corrupt rows below start from
+DEEP_DICT: dict = {"a": 1}
+for _ in range(1000):
+    DEEP_DICT = {"a": DEEP_DICT}
 
 
 @pytest.mark.parametrize(
@@ -267,6 +270,12 @@ GRID_RNG = _grid().clone_state()["rng"]  # what the corrupt rows below start fro
             + json.dumps({**GRID_RNG, "uinteger": "--5"})[:80]
             + ". Restore a snapshot of this env.",
         ),
+        (  # a stranger's RNG state nested 1,000 deep: json.dumps in the message recursed (RecursionError)
+            lambda s: {**s, "rng": {**s["rng"], "state": DEEP_DICT}},
+            "snapshot RNG must be a PCG64 state from clone_state(), got "
+            + ('{"bit_generator": "PCG64", "state": ' + '{"a": ' * 9)[:80]
+            + ". Restore a snapshot of this env.",
+        ),
         (
             lambda s: {**s, "state": {"agent": np.array([1, 1])}},
             "snapshot state must be accepted by GridWorld.set_state(), got KeyError: 'goal'. Restore only snapshots that this env's clone_state() made (the env was left as it was).",
@@ -279,6 +288,7 @@ GRID_RNG = _grid().clone_state()["rng"]  # what the corrupt rows below start fro
         "rng-values",
         "rng-superscript",
         "rng-double-minus",
+        "rng-deep",
         "state-missing-field",
     ],
 )
