@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterable, Optional, Tuple
 
 from bridge import runtimes
 from bridge.env import Env
-from bridge.errors import BridgeError, ContractError, SpecError, error, message
+from bridge.errors import BridgeError, ContractError, SpecError, close_beside, error, message
 from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
 from bridge.regular_file import Refusal, opened
 from bridge.vector import VectorEnv
@@ -176,11 +176,12 @@ def resolve(
             kwargs.setdefault("num_envs", num_envs)
     env = _call(source, kwargs, named)
     if not isinstance(env, kinds):
+        refusal = _not_a_source(subject, f"a {type(env).__name__} from {_name(named)}()", batch)
         env_close = getattr(env, "close", None)
         if isinstance(env, (Env, VectorEnv)) and callable(env_close):
-            env_close()  # a VectorEnv where one env was wanted: refused, nothing left open
-        got = f"a {type(env).__name__} from {_name(named)}()"
-        raise _not_a_source(subject, got, batch)
+            # a VectorEnv where one env was wanted: refused, nothing left open (a close error goes beside)
+            close_beside(refusal, env_close, f"the {type(env).__name__} {_name(named)}() built")
+        raise refusal
     return env, True
 
 
