@@ -15,7 +15,18 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from bridge.errors import SpecError, message
 
-__all__ = ["Runtime", "RUNTIMES", "ERAS", "get", "load", "available", "probe", "era_of_interpreter", "install_hint"]
+__all__ = [
+    "Runtime",
+    "RUNTIMES",
+    "ERAS",
+    "ERA_VENVS",
+    "get",
+    "load",
+    "available",
+    "probe",
+    "era_of_interpreter",
+    "install_hint",
+]
 
 
 class Runtime:
@@ -287,6 +298,9 @@ ERAS: Dict[str, Tuple[Tuple[int, int], str]] = {
         "pip install 'envbridge[legacy]'{pins} && pip install --no-deps dreamerv2==2.2.0",
     ),
 }
+# era -> the venv its set-up makes (README, docs/remote.md): an era name's interpreter when
+# $ENVBRIDGE_PYTHON_<ERA> is unset (bridge.hosted.pythons), the folder `envbridge init tox` names
+ERA_VENVS: Dict[str, str] = {"modern": ".venv", "legacy": ".venv-legacy"}
 # extra -> what its pip line pins besides (SB3's torch: the CPU wheel, not a multi-GB CUDA build)
 _PINS = {"sb3": " torch==2.13.0", "rllib": " torch==2.13.0"}
 
