@@ -169,6 +169,12 @@ def _parser() -> argparse.ArgumentParser:
     tox.add_argument("--dir", default=".", help="your project's folder (default: here)")
     tox.add_argument("--force", action="store_true", help="overwrite files that exist")
     tox.add_argument("--no-rllib", action="store_true", help="leave the rllib tox env out of the matrix")
+    tox.add_argument(
+        "--env-era",
+        choices=sorted(runtimes.ERAS),
+        help="your env installs in this era only: the tox envs of the other Python build a host venv of this era "
+        "and drive the env there (bridge.remote)",
+    )
     return parser
 
 

@@ -7,6 +7,8 @@ inside the factories: this file is imported by the host (and by play_directly.py
 
 from __future__ import annotations
 
+import os
+
 import bridge
 
 
@@ -25,6 +27,21 @@ def cartpole_swingup(steps: int = 60) -> bridge.Env:
     from bridge.adapters.dm_env.importer import from_dm_control
 
     return bridge.TimeLimit(from_dm_control("cartpole-swingup"), steps)
+
+
+def cartpole_pixels(steps: int = 60) -> bridge.Env:
+    """cartpole-swingup seen by camera 0 at 64x64 (dm_control's pixels wrapper), rendered headless by
+    Debian's OSMesa (``apt-get install libosmesa6``; dm_control reads MUJOCO_GL when it is imported)."""
+    os.environ["MUJOCO_GL"] = "osmesa"
+    from bridge.adapters.dm_env.importer import from_dm_env
+    from dm_control import suite
+    from dm_control.suite.wrappers import pixels
+
+    def make(seed: int):
+        env = suite.load("cartpole", "swingup", task_kwargs={"random": seed})
+        return pixels.Wrapper(env, pixels_only=True, render_kwargs={"height": 64, "width": 64, "camera_id": 0})
+
+    return bridge.TimeLimit(from_dm_env(make), steps)
 
 
 def atari_pong(steps: int = 60) -> bridge.Env:

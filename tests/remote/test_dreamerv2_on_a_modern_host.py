@@ -1,5 +1,5 @@
 """DreamerV2 (3.9, numpy 1.19, TensorFlow 2.6) through ``api.train`` on Gymnasium-era envs hosted in
-the modern interpreter (3.11, numpy 2): MiniGrid pixels, dm_control state and an ALE Atari game,
+the modern interpreter (3.11, numpy 2): MiniGrid pixels, dm_control state and pixels (OSMesa) and an ALE Atari game,
 none of which installs next to DreamerV2's pins. ``python="modern"`` is $ENVBRIDGE_PYTHON_MODERN
 (the legacy tox env builds that host venv first: [host] py311-envs in tox.ini), else the README's
 ``.venv`` (bridge.hosted.pythons).
@@ -68,7 +68,13 @@ def dreamer_resize(image: np.ndarray) -> np.ndarray:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "factory, kind", [("minigrid_pixels", "image"), ("cartpole_swingup", "vector"), ("atari_pong", "image")]
+    "factory, kind",
+    [
+        ("minigrid_pixels", "image"),
+        ("cartpole_swingup", "vector"),
+        ("cartpole_pixels", "pixels"),
+        ("atari_pong", "image"),
+    ],
 )
 def test_dreamerv2_trains_on_a_modern_env_hosted_in_3_11(tmp_path, factory, kind):
     from bridge.adapters.dreamerv2 import replay_episodes, train
@@ -78,7 +84,7 @@ def test_dreamerv2_trains_on_a_modern_env_hosted_in_3_11(tmp_path, factory, kind
     assert remote.peer["numpy"].startswith("2.") and np.__version__.startswith("1.19")
     env = Log(remote)
     try:
-        train(env, {"steps": 300}, preset="tiny", logdir=str(tmp_path / "run"))
+        train(env, {"steps": 200}, preset="tiny", logdir=str(tmp_path / "run"))
     finally:
         remote.close()
     assert (tmp_path / "run" / "variables.pkl").stat().st_size > 0
@@ -89,6 +95,8 @@ def test_dreamerv2_trains_on_a_modern_env_hosted_in_3_11(tmp_path, factory, kind
         columns = {k.split("/", 2)[2]: v for k, v in direct.items() if k.startswith(f"obs/{i}/")}
         if kind == "image":  # a single Image observation: DreamerV2's key "image", resized to 64x64
             columns = {"image": np.stack([dreamer_resize(frame) for frame in columns["obs"]])}
+        elif kind == "pixels":  # dm_control's {"pixels": 64x64 image}: its key, as rendered
+            columns = {"pixels": columns["pixels"]}
         else:  # dm_control's dict of float64 vectors: its keys, as float32 (the one float policy)
             columns = {k: v.astype(np.float32) for k, v in columns.items()}
         columns["reward"] = direct[f"reward/{i}"].astype(np.float32)

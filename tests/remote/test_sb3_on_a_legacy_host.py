@@ -61,3 +61,21 @@ def test_sb3_ppo_trains_on_a_gym_021_style_env_hosted_in_the_legacy_era():
     finally:
         env.close()
     assert env.process.exitcode == 0
+
+
+def test_a_modern_env_hosted_in_the_legacy_era_says_which_era_installs_it():
+    from support import raises_exactly
+
+    from bridge.errors import ContractError
+    from bridge.hosted.client import host_python
+
+    source = os.path.join(HERE, "hosted_envs.py:minigrid_pixels")  # Gymnasium + MiniGrid: modern-era packages
+    with raises_exactly(
+        ContractError,
+        f"remote env {source!r} in the host must build the env without raising, got MissingDependencyError: the "
+        f"package 'gymnasium' must be installed in {host_python('legacy')} for env {source}, got "
+        "ModuleNotFoundError: No module named 'gymnasium'. The gymnasium runtime belongs to the modern era "
+        "(Python 3.11); this is Python 3.9. In a Python 3.11 environment run: pip install 'envbridge[gymnasium]'. "
+        "Fix what it says (the host's traceback is on RemoteEnv.host_traceback); every worker of this pool is closed.",
+    ):
+        bridge.remote(source, python="legacy")
