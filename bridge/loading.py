@@ -19,7 +19,7 @@ from typing import Any, Dict, Iterable, Optional, Tuple
 
 from bridge import runtimes
 from bridge.env import Env
-from bridge.errors import BridgeError, ContractError, SpecError, close_beside, error, message
+from bridge.errors import BridgeError, ContractError, MissingDependencyError, SpecError, close_beside, error, message
 from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
 from bridge.regular_file import Refusal, opened
 from bridge.vector import VectorEnv
@@ -224,6 +224,15 @@ def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
         got = f"sys.exit({e.code!r})"
         raise error(ContractError, f"env factory {_name(named)}", "build the env without exiting", got, fix) from e
     except Exception as e:
+        missing = runtimes.missing_package(e) if isinstance(e, ImportError) else ""
+        if missing:  # an env package not installed where the env is built (e.g. in a host)
+            raise error(
+                MissingDependencyError,
+                f"the package {missing!r}",
+                f"be installed in {sys.executable} for env {_name(named)}",
+                f"{type(e).__name__}: {e}",
+                runtimes.env_package_hint(missing),
+            ) from e
         fix = "Fix the factory; its exception and traceback are chained as __cause__"
         raise error(
             ContractError,
