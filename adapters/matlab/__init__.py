@@ -36,6 +36,7 @@ from bridge.adapters.matlab.describe import specs_from_space
 from bridge.adapters.matlab.export import MatlabEnv, to_matlab
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import rlFunctionEnv
+from bridge.adapters.matlab.octave.names import addpath, rmpath
 from bridge.adapters.matlab.simulation import IS_DONE, Experience, rlSimulationOptions, sim
 from bridge.adapters.matlab.specs import rlNumericSpec
 from bridge.adapters.matlab.training import TrainingStatistics, rlTrainingOptions, train
@@ -48,6 +49,8 @@ __all__ = [
     "rlNumericSpec",
     "rlFiniteSetSpec",
     "rlFunctionEnv",
+    "addpath",
+    "rmpath",
     "rlFunctionVectorEnv",
     "validateEnvironment",
     "getObservationInfo",
