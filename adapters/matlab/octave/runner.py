@@ -280,7 +280,7 @@ class OctaveFunctions:
         return self.current
 
     def _set(self, tree: dict) -> None:
-        self.session.value(_session.SET, tree, "restore_state", "rlFunctionEnv snapshot Info")
+        self.session.value(_session.SET, tree, "restore_state", "rlFunctionEnv state")
 
     def close(self) -> None:
         self.session.close()
