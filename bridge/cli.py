@@ -153,6 +153,15 @@ def _parser() -> argparse.ArgumentParser:
     conform.add_argument(
         "--any-env", action="store_true", help="--verify a tape recorded under another env id (the spaces still match)"
     )
+    conform.add_argument(
+        "--states", action="store_true", help="--record the env's snapshots too (what --verify --port replays from)"
+    )
+    conform.add_argument(
+        "--port",
+        action="store_true",
+        help="--verify ENV as a port of the tape's env (e.g. a .m env's Python port): step by step from the "
+        "tape's recorded states, within ENV's declared cross_era_ulps, instead of through the views",
+    )
 
     pins = sub.add_parser("pins", help="print an era's pip constraints (shipped in the wheel), or their path")
     pins.add_argument(
@@ -191,7 +200,7 @@ def conform_command(args: argparse.Namespace) -> int:
             got = f"{args.record!r} ({type(e).__name__}: {e.strerror})"
             expectation = "name a file in a folder that exists or can be made"
             raise error(SpecError, "--record", expectation, got, "Pick another path") from e
-        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=args.env)
+        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=args.env, states=args.states)
         manifest = tape.save(args.record)
         print(
             f"recorded {len(tape.actions)} actions, {len(tape.entries)} entries of {args.env} "
@@ -199,6 +208,8 @@ def conform_command(args: argparse.Namespace) -> int:
         )
         return 0
     tape = Tape.load(args.verify)
+    if args.port:
+        return _verify_port(args, tape)
     env_id = None if args.any_env else args.env  # the tape's label is checked unless the user opts out
     results = verify(lambda: load_env(args.env), tape, args.views, snapshot_at=len(tape.actions) // 3, env_id=env_id)
     print(f"envbridge conform: {args.env}, tape {args.verify} ({len(tape.actions)} actions, seed {tape.seed})")
@@ -208,6 +219,20 @@ def conform_command(args: argparse.Namespace) -> int:
     asked = set(args.views or [])
     bad = [n for n, v in results.items() if v.failed or (n in asked and not v.agrees)]
     return 1 if bad else 0
+
+
+def _verify_port(args: argparse.Namespace, tape: Any) -> int:
+    """``conform ENV --verify TAPE --port``: ENV against the tape's own env, step by step from its states."""
+    from bridge.conformance.across import compare_eras
+
+    if not tape.states:
+        fix = f"Record it with: envbridge conform {tape.env_id} --record {args.verify} --states"
+        raise error(SpecError, f"tape {args.verify}", "hold the env's snapshots for --port", "none", fix)
+    found = compare_eras(lambda: load_env(args.env), tape, name=f"tape {args.verify} ({tape.env_id})", here=args.env)
+    print(found)
+    if not found.ok:
+        print(found.failure())
+    return 0 if found.ok else 1
 
 
 def command_of(args: argparse.Namespace) -> str:

@@ -58,7 +58,10 @@ def test_a_non_numeric_observation_is_the_facades_refusal(mfiles):
 
 
 def test_a_nan_reward_is_the_facades_refusal(mfiles):
-    with raises_exactly(ContractError, "StepFcn output Reward must be finite, got nan. Guard the reward computation against NaN and inf."):
+    with raises_exactly(
+        ContractError,
+        "StepFcn output Reward must be finite, got nan. Guard the reward computation against NaN and inf.",
+    ):
         stepped("nan")
 
 
