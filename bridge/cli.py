@@ -34,7 +34,10 @@ _COMMANDS = {
     "pins": "bridge.compat.pins:pins_command",
     "init tox": "bridge.compat.project:init_command",
 }
-ENV_HELP = "a registered id, module:attr, path/to/file.py:attr or " + " or ".join(f"{s}:ID" for s in SCHEMES)
+ENV_HELP = (
+    "a registered id, module:attr, path/to/file.py:attr, path/to/createEnv.m (a MATLAB function returning "
+    "an rlFunctionEnv) or " + " or ".join(f"{s}:ID" for s in SCHEMES)
+)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -9,6 +9,8 @@ function envbridge_host (in_path, out_path, host_dir)
   %   3 bind   payload: value (functions, path, workspace, the specs' sizes and classes)
   %   4 get    (LoggedSignals and the generators' states)   5 set  payload: value as get gives it
   %   6 undo   (LoggedSignals back to before the last step) 7 close
+  %   8 create payload: value (folder, name): run a .m function that creates an env, with
+  %            stand-ins for rlNumericSpec, rlFiniteSetSpec and rlFunctionEnv (shims/)
   % Octave answers [double status; double byte count; payload] with status 0 (ok: a step's doubles [obs; reward; isdone], a reset's [obs], or a
   % value), 1 (the user's function raised: message and where), 2 (outputs off the fast layout:
   % the outputs themselves, for Python's own checks and refusals) or 3 (a refused bind or set).
@@ -127,6 +129,17 @@ function envbridge_host (in_path, out_path, host_dir)
     elseif (code == 6)
       L = Lprev;
       send_value (out, 0, []);
+    elseif (code == 8)
+      job = envbridge_unpack (payload, 1);
+      addpath (fullfile (host_dir, "shims"), job.folder);
+      try
+        made = feval (job.name);
+        rmpath (fullfile (host_dir, "shims"));
+        send_value (out, 0, made);
+      catch err
+        rmpath (fullfile (host_dir, "shims"));
+        send_error (out, err, host_dir);
+      end_try_catch
     else
       break;  % close
     endif
