@@ -5,9 +5,10 @@ remote env runners.
 ``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), an
 env of another framework as ``scheme:id`` (:data:`SCHEMES`: ``gymnasium:CartPole-v1``,
 ``gym:CartPole-v1``, ``dm_control:cartpole-swingup``; the rest and the make kwargs go to that
-framework's importer), a file an importer of :data:`SUFFIXES` builds (``path/to/createEnv.m``: a
-MATLAB function that returns an rlFunctionEnv, run by GNU Octave), a factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
-:class:`bridge.VectorEnv` class or instance; it says whether it built the env (so a refused export
+framework's importer), a file an importer of :data:`SUFFIXES` builds (``path/to/createEnv.m``:
+a MATLAB function that returns an rlFunctionEnv, run by GNU Octave), a factory, a
+:class:`bridge.Env` class or instance, and (for batched exports) a :class:`bridge.VectorEnv` class
+or instance; it says whether it built the env (so a refused export
 closes what it built, never the caller's env). :func:`load_env` is the same for a string alone.
 """
 

@@ -76,7 +76,8 @@ def _run(folder: str, name: str, path: str) -> Any:
     try:
         status, reply = octave.call(_session.CREATE, _session.values.pack({"folder": folder, "name": name}), "create")
         if status == _session.RAISED:
-            fix = "Fix the error in the file (Octave ran it with envbridge's rlNumericSpec, rlFiniteSetSpec, rlFunctionEnv)"
+            fix = "Fix the error in the file (Octave ran it with envbridge's rlNumericSpec, rlFiniteSetSpec, "
+            fix += "rlFunctionEnv)"
             raise error(ContractError, f"env file {path}", "run without error", str(octave.raised(reply)), fix)
         return _session.values.unpack(reply, f"what {path} returned")
     finally:
