@@ -151,6 +151,11 @@ class OctaveSession:
             [self.process], [self.conn], [name], timeout, self._where, name, on_stop=self._release, on_death=self._died
         )
         _LIVE.add(self)
+        self._poll = select.poll()  # the step's fast path (see step)
+        self._poll.register(self.conn.in_fd, select.POLLIN)
+        self._poll.register(self.process.sentinel, select.POLLIN)
+        self._ready = [(self.conn.in_fd, select.POLLIN)]
+        self._wait_ms = -1 if timeout is None else timeout * 1000.0
         status, payload = self.pool.receive(0, "build", "at start")
         hello = values.unpack(payload, "the Octave host's hello")
         if status != OK or not isinstance(hello, dict) or hello.get("protocol") != PROTOCOL:
@@ -166,11 +171,27 @@ class OctaveSession:
         return self.pool.receive(0, name)
 
     def step(self, action: bytes) -> Tuple[int, bytes]:
-        """A step: the code and the action's doubles in one block (the layout bind fixed)."""
-        self.pool.require_open()
+        """A step: the code and the action's doubles in one block (the layout bind fixed).
+
+        The common case takes one poll over Octave's reply pipe and its pidfd: the reply is there
+        within the timeout, and whole. Anything else (Octave gone, silent, a reply cut short or not
+        ours) goes to the supervisor, which says so (Pool.receive, or Pool.fault here).
+        Against Pool.receive for every step: -20 us of Python per step on a loaded machine.
+        """
+        pool = self.pool
+        if pool.closed:
+            pool.require_open()
         self.last = "step"
-        self.pool.send(0, _STEP + action)
-        return self.pool.receive(0, "step")
+        pool.send(0, _STEP + action)
+        if self._poll.poll(self._wait_ms) != self._ready:
+            return pool.receive(0, "step")
+        try:
+            return self.conn.recv()
+        except (EOFError, OSError):
+            pool.fault(0, self._died(self.process))
+        except ValueError as e:  # a header that is not ours, or a reply cut short
+            pool.fault(0, _garbled("step", str(e)))
+        raise AssertionError("unreachable: Pool.fault raises")
 
     def block(self, action_count: int) -> None:
         """After a bind: Octave reads 1 + ``action_count`` doubles at the start of every message."""
