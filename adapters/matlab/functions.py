@@ -68,9 +68,13 @@ def is_matlab(fn: Any) -> bool:
     return isinstance(fn, names.MFunction)
 
 
-def hosted(step: Any, reset: Any, obs_specs: Any, act_specs: Any, workspace: Any, timeout: Any) -> Any:
-    """The Octave session that runs ``.m`` step and reset functions (both must be MATLAB)."""
-    from bridge.adapters.matlab.octave.runner import OctaveFunctions  # starts processes: loaded when used
+def hosted(
+    step: Any, reset: Any, obs_specs: Any, act_specs: Any, workspace: Any, timeout: Any, num_envs: Any = None
+) -> Any:
+    """The Octave session that runs ``.m`` step and reset functions (both must be MATLAB); with
+    ``num_envs``, that many instances of them for rlFunctionVectorEnv."""
+    from bridge.adapters.matlab.octave.batch import OctaveBatch  # starts processes: loaded when used
+    from bridge.adapters.matlab.octave.runner import OctaveFunctions
 
     python = [p for p, f in (("StepFcn", step), ("ResetFcn", reset)) if not is_matlab(f)]
     if python:
@@ -81,6 +85,8 @@ def hosted(step: Any, reset: Any, obs_specs: Any, act_specs: Any, workspace: Any
             "a Python function",
             "Pass both as .m functions, or both as Python functions",
         )
+    if num_envs is not None:
+        return OctaveBatch(step, reset, obs_specs, act_specs, workspace, timeout, num_envs)
     return OctaveFunctions(step, reset, obs_specs, act_specs, workspace, timeout)
 
 

@@ -106,6 +106,7 @@ class OctaveFunctions:
         act_specs: List[Any],
         workspace: Optional[dict],
         timeout: Optional[float],
+        num_envs: int = 1,
     ) -> None:
         if len(act_specs) != 1:
             raise error(
@@ -125,6 +126,7 @@ class OctaveFunctions:
         ]
         self.nobs = sum(n for n, _, _, _ in self.obs_layout)
         act_class, act_dims, _ = _channel(act_specs[0])
+        self.num_envs, self.act_dims = num_envs, act_dims
         self.current: Any = LoggedSignals(self)
         self.previous: Any = None  # the token Octave can go back to with one undo
         folders = [f.folder for f in (step, reset) if f.folder] + matlab_path()
@@ -138,9 +140,11 @@ class OctaveFunctions:
             "nobs": float(self.nobs),
             "act_class": act_class,
             "act_dims": _row(act_dims),
+            "num_envs": float(num_envs),
         }
         self.spec = spec
-        self.session = OctaveSession(f"rlFunctionEnv {step.name}", timeout)
+        owner = "rlFunctionEnv" if type(self) is OctaveFunctions else "rlFunctionVectorEnv"
+        self.session = OctaveSession(f"{owner} {step.name}", timeout)
         try:
             self._bind()
         except BaseException:

@@ -11,6 +11,8 @@ function envbridge_host (in_path, out_path, host_dir)
   %   6 undo   (LoggedSignals back to before the last step) 7 close
   %   8 create payload: value (folder, name): run a .m function that creates an env, with
   %            stand-ins for rlNumericSpec, rlFiniteSetSpec and rlFunctionEnv (shims/)
+  %   9 step all   payload: the actions' doubles, instance by instance (rlFunctionVectorEnv)
+  %  10 reset some payload: value (mask, seed words per instance)
   % Octave answers [double status; double byte count; payload] with status 0 (ok: a step's doubles [obs; reward; isdone], a reset's [obs], or a
   % value), 1 (the user's function raised: message and where), 2 (outputs off the fast layout:
   % the outputs themselves, for Python's own checks and refusals) or 3 (a refused bind or set).
@@ -18,6 +20,7 @@ function envbridge_host (in_path, out_path, host_dir)
   out = fopen (out_path, "w");
   send_value (out, 0, struct ("protocol", 1, "octave", version ()));
   stepfn = []; resetfn = []; L = []; Lprev = [];
+  nenv = 1; Ls = {[]}; Lsprev = Ls;  % the instances of an rlFunctionVectorEnv
   nobs = 0; ochannels = 1; oclass = {}; odims = {}; adims = [1 1]; aclass = "double"; na = 1; adouble = true;
   oclass1 = "double"; otemplate1 = 0;
   while (true)
@@ -101,6 +104,7 @@ function envbridge_host (in_path, out_path, host_dir)
         oclass = spec.obs_class; odims = spec.obs_dims; nobs = spec.nobs;
         otemplate = cellfun (@(dims) zeros (dims), odims, "UniformOutput", false);
         oclass1 = oclass{1}; otemplate1 = otemplate{1};
+        nenv = spec.num_envs; Ls = cell (1, nenv); Lsprev = Ls;
         aclass = spec.act_class; adims = spec.act_dims; na = prod (adims);
         adouble = strcmp (aclass, "double");
         send_value (out, 0, struct ("step", signature (stepfn, spec.step), "reset", signature (resetfn, spec.reset)));
@@ -128,7 +132,84 @@ function envbridge_host (in_path, out_path, host_dir)
       end_try_catch
     elseif (code == 6)
       L = Lprev;
+      Ls = Lsprev;
       send_value (out, 0, []);
+    elseif (code == 9)
+      As = typecast (payload, "double");
+      buf = zeros (nobs + 2, nenv);
+      outs = cell (3, nenv);
+      Lsprev = Ls;
+      ok = true;
+      failed = false;
+      for k = 1:nenv
+        Action = As((k - 1) * na + 1 : k * na);
+        if (na > 1)
+          Action = reshape (Action, adims);
+        endif
+        if (! adouble)
+          Action = cast (Action, aclass);
+        endif
+        try
+          [o, r, d, Ls{k}] = stepfn (Action, Ls{k});
+        catch err
+          Ls = Lsprev;
+          send_error (out, err, host_dir);
+          failed = true;
+          break;
+        end_try_catch
+        outs(:, k) = {o; r; d};
+        if (ok)
+          [ok, column] = on_layout (o, r, d, oclass, otemplate);
+          if (ok)
+            buf(:, k) = column;
+          endif
+        endif
+      endfor
+      if (failed)
+        continue;
+      endif
+      if (ok)
+        fwrite (out, [0; 8 * numel(buf); buf(:)], "double");
+        fflush (out);
+      else
+        send_value (out, 2, outs(:)');  % a row: {o1, r1, d1, o2, ...}
+      endif
+    elseif (code == 10)
+      job = envbridge_unpack (payload, 1);
+      buf = zeros (nobs, nenv);
+      outs = cell (1, nenv);
+      Lsprev = Ls;
+      ok = true;
+      failed = false;
+      for k = find (job.mask(:)')
+        seed = job.words(:, k);
+        rand ("state", seed); randn ("state", seed); rande ("state", seed);
+        randg ("state", seed); randp ("state", seed);
+        try
+          [o, Ls{k}] = resetfn ();
+        catch err
+          Ls = Lsprev;
+          send_error (out, err, host_dir);
+          failed = true;
+          break;
+        end_try_catch
+        outs{k} = o;
+        if (ok)
+          [ok, column] = on_layout (o, 0, false, oclass, otemplate);
+          if (ok)
+            buf(:, k) = column(1:nobs);
+          endif
+        endif
+      endfor
+      if (failed)
+        continue;
+      endif
+      if (ok)
+        fwrite (out, [0; 8 * numel(buf); buf(:)], "double");
+        fflush (out);
+      else
+        send_value (out, 2, outs);
+      endif
     elseif (code == 8)
       job = envbridge_unpack (payload, 1);
       addpath (fullfile (host_dir, "shims"), job.folder);
@@ -146,6 +227,30 @@ function envbridge_host (in_path, out_path, host_dir)
   endwhile
   fclose (in);
   fclose (out);
+endfunction
+
+function [ok, column] = on_layout (o, r, d, oclass, otemplate)
+  % The step's fast layout for one instance of a batch (the single env's step tests it inline:
+  % a call costs as much as the tests); column = [obs; Reward; IsDone] when ok.
+  column = [];
+  if (numel (oclass) == 1)
+    ok = isa (o, oclass{1}) && size_equal (o, otemplate{1});
+  else
+    ok = iscell (o) && numel (o) == numel (oclass);
+    for i = 1:numel (oclass)
+      ok = ok && isa (o{i}, oclass{i}) && size_equal (o{i}, otemplate{i});
+    endfor
+  endif
+  ok = ok && isa (r, "double") && isreal (r) && isscalar (r) && isscalar (d) ...
+       && (islogical (d) || (isnumeric (d) && (d == 0 || d == 1)));
+  if (! ok)
+    return;
+  elseif (numel (oclass) == 1)
+    column = [double(o(:)); r; double(d)];
+  else
+    parts = cellfun (@(x) double (x(:)), o(:), "UniformOutput", false);
+    column = [vertcat(parts{:}); r; double(d)];
+  endif
 endfunction
 
 function s = generators ()
