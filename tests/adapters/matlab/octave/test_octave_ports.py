@@ -89,3 +89,27 @@ def test_sb3_ppo_learns_the_m_cartpole_through_the_export():
     rng = np.random.default_rng(0)
     random = _mean_length(ports.make_py_cartpole(500), lambda obs: np.int64(rng.integers(2)), range(100, 120))
     assert trained > 3 * random, (trained, random)  # random play falls after ~10 steps (the pole starts tilted)
+
+
+def test_default_agents_train_and_simulate_on_the_m_cartpole(tmp_path, monkeypatch):
+    require("stable_baselines3")
+    from bridge.adapters.matlab import (
+        getActionInfo,
+        getObservationInfo,
+        rlDQNAgent,
+        rlSimulationOptions,
+        rlTrainingOptions,
+        sim,
+        train,
+    )
+
+    monkeypatch.chdir(tmp_path)  # the Episode Manager's files
+    env = ports.make_m_cartpole(None)
+    try:
+        agent = rlDQNAgent(getObservationInfo(env), getActionInfo(env))
+        stats = train(agent, env, rlTrainingOptions(MaxEpisodes=2, MaxStepsPerEpisode=50, Verbose=False, Plots="none"))
+        assert len(stats.EpisodeReward) == 2
+        (experience,) = sim(env, agent, rlSimulationOptions(MaxSteps=20), seed=0)
+        assert len(experience.Reward) >= 1
+    finally:
+        env.close()
