@@ -22,7 +22,7 @@ function envbridge_host (in_path, out_path, host_dir)
   stepfn = []; resetfn = []; L = []; Lprev = [];
   nenv = 1; Ls = {[]}; Lsprev = Ls;  % the instances of an rlFunctionVectorEnv
   nobs = 0; ochannels = 1; oclass = {}; odims = {}; adims = [1 1]; aclass = "double"; na = 1; adouble = true;
-  oclass1 = "double"; otemplate1 = 0;
+  oclass1 = "double"; otemplate1 = 0; nreply = 16;
   while (true)
     head = fread (in, na + 1, "double");
     if (numel (head) < na + 1)
@@ -30,47 +30,47 @@ function envbridge_host (in_path, out_path, host_dir)
     endif
     code = head(1);
     if (code == 1)
-      Action = head(2:end);
-      if (na > 1)
-        Action = reshape (Action, adims);
+      if (na == 1 && adouble)
+        Action = head(2);
+      else
+        Action = head(2:end);
+        if (na > 1)
+          Action = reshape (Action, adims);
+        endif
+        if (! adouble)
+          Action = cast (Action, aclass);
+        endif
       endif
-      if (! adouble)
-        Action = cast (Action, aclass);
-      endif
+      Lprev = L;  % one step of undo (a refused output); L changes only if the call returns
       try
-        [o, r, d, Lnew] = stepfn (Action, L);
+        [o, r, d, L] = stepfn (Action, L);
       catch err
         send_error (out, err, host_dir);
         continue;
       end_try_catch
-      Lprev = L;
-      L = Lnew;
       % the fast layout: each channel of its spec's class and size, a real double Reward, a
-      % logical (or 0/1 numeric) IsDone; builtins only (isequal is an m-file, ~20x their cost)
+      % logical (or 0/1 numeric) IsDone; builtins only (isequal is an m-file, ~20x their cost),
+      % inline (a function call costs as much as these tests)
       if (ochannels == 1)
-        ok = isa (o, oclass1) && size_equal (o, otemplate1);
-        buf = o(:);
+        if (isa (o, oclass1) && size_equal (o, otemplate1) && isa (r, "double") && isreal (r) && isscalar (r) ...
+            && isscalar (d) && (islogical (d) || (isnumeric (d) && (d == 0 || d == 1))))
+          fwrite (out, [0; nreply; double(o(:)); r; double(d)], "double");
+          fflush (out);
+          continue;
+        endif
       else
-        ok = iscell (o) && numel (o) == ochannels;
-        for i = 1:ochannels
-          ok = ok && isa (o{i}, oclass{i}) && size_equal (o{i}, otemplate{i});
-        endfor
+        [ok, column] = on_layout (o, r, d, oclass, otemplate);
         if (ok)
-          buf = cellfun (@(x) double (x(:)), o(:), "UniformOutput", false);
-          buf = vertcat (buf{:});
+          fwrite (out, [0; nreply; column], "double");
+          fflush (out);
+          continue;
         endif
       endif
-      ok = ok && isa (r, "double") && isreal (r) && isscalar (r) && isscalar (d) ...
-           && (islogical (d) || (isnumeric (d) && (d == 0 || d == 1)));
-      if (ok)
-        fwrite (out, [0; 8 * (nobs + 2); double(buf); r; double(d)], "double");
-        fflush (out);
-      else
-        send_value (out, 2, {o, r, d});
-      endif
+      send_value (out, 2, {o, r, d});
       continue;
     endif
-    payload = fread (in, head(2), "uint8=>uint8");  % the block's other doubles are padding  % every other command: a packed value (maybe unused)
+    % every other command: [code; byte count; padding], then a packed value (maybe unused)
+    payload = fread (in, head(2), "uint8=>uint8");
     if (code == 2)
       seed = envbridge_unpack (payload, 1);
       if (! isempty (seed))
@@ -101,7 +101,7 @@ function envbridge_host (in_path, out_path, host_dir)
         stepfn = envbridge_handle (spec.step, spec.workspace);
         resetfn = envbridge_handle (spec.reset, spec.workspace);
         ochannels = numel (spec.obs_class);
-        oclass = spec.obs_class; odims = spec.obs_dims; nobs = spec.nobs;
+        oclass = spec.obs_class; odims = spec.obs_dims; nobs = spec.nobs; nreply = 8 * (nobs + 2);
         otemplate = cellfun (@(dims) zeros (dims), odims, "UniformOutput", false);
         oclass1 = oclass{1}; otemplate1 = otemplate{1};
         nenv = spec.num_envs; Ls = cell (1, nenv); Lsprev = Ls;
