@@ -37,7 +37,7 @@ class OctaveBatch(OctaveFunctions):
         flat = actions.transpose((0,) + tuple(range(actions.ndim - 1, 0, -1))).reshape(n, -1)  # each column-major
         status, reply = self.session.call(_session.BATCH_STEP, flat.tobytes(), "step")
         if status == _session.OK:
-            data = np.frombuffer(reply, dtype=np.float64).reshape(n, self.nobs + 2)
+            data = self._doubles(reply, n * (self.nobs + 2)).reshape(n, self.nobs + 2)
             done = data[:, self.nobs + 1] == 1.0
             return self._observations(data[:, : self.nobs]), data[:, self.nobs].copy(), done, self._advance()
         outs = self._off_layout(status, reply, 3 * n)
@@ -56,7 +56,7 @@ class OctaveBatch(OctaveFunctions):
         job = _session.values.pack({"mask": mask.reshape(1, -1), "words": words}, "reset")
         status, reply = self.session.call(_session.BATCH_RESET, job, "reset")
         if status == _session.OK:
-            data = np.frombuffer(reply, dtype=np.float64).reshape(self.num_envs, self.nobs)
+            data = self._doubles(reply, self.num_envs * self.nobs).reshape(self.num_envs, self.nobs)
             return self._observations(data), self._advance()
         outs = self._off_layout(status, reply, self.num_envs)
         filler = [np.zeros(dims) for _, dims, _, _ in self.obs_layout]

@@ -206,7 +206,7 @@ class OctaveFunctions:
         payload = np.asarray(Action, dtype=np.float64).tobytes(order="F")
         status, reply = self.session.step(payload)
         if status == _session.OK:
-            data = np.frombuffer(reply, dtype=np.float64)
+            data = self._doubles(reply, self.nobs + 2)
             observation = self._observation(data)
             done = data[-1]
             return observation, float(data[-2]), bool(done), self._advance()
@@ -216,8 +216,14 @@ class OctaveFunctions:
         words = seed_words(rng).astype(np.float64)
         status, reply = self.session.call(_session.RESET, _session.values.pack(words, "seed"), "reset")
         if status == _session.OK:
-            return self._observation(np.frombuffer(reply, dtype=np.float64)), self._advance()
+            return self._observation(self._doubles(reply, self.nobs)), self._advance()
         return self._off_layout(status, reply, 1)[0], self._advance()
+
+    def _doubles(self, reply: bytes, count: int) -> np.ndarray:
+        """The doubles of a fast-layout reply, whose length the bind fixed (a peer is a stranger)."""
+        if len(reply) != 8 * count:
+            self.session.pool.fault(0, _session._garbled(self.session.last, f"{len(reply)} bytes, not {8 * count}"))
+        return np.frombuffer(reply, dtype=np.float64)
 
     def _observation(self, data: np.ndarray) -> Any:
         parts, at = [], 0
