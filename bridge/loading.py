@@ -22,6 +22,7 @@ from bridge import runtimes
 from bridge.env import Env
 from bridge.errors import BridgeError, ContractError, SpecError, error, message
 from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
+from bridge.regular_file import Refusal, opened
 from bridge.vector import VectorEnv
 
 __all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES", "SCHEMES", "SUFFIXES"]
@@ -69,8 +70,10 @@ def import_modules(names: Iterable[str]) -> None:
 def _import_file(path: str) -> Any:
     """Import ``path/to/file.py`` as module ``file`` (its folder goes on sys.path, so worker
     processes can import it too); refuse when that name already means another module."""
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise SpecError(message("env file", "exist", repr(path), "Check the path (relative to the current folder)"))
+    with opened(path, Refusal(f"env file {path!r}", "Point at the .py file itself", SpecError)):
+        pass  # a FIFO, a directory or a device named x.py is refused by what it is (never opened blocking)
     folder, stem = os.path.split(os.path.abspath(path))
     stem = stem[: -len(".py")]
     if folder not in sys.path:
@@ -196,6 +199,10 @@ def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
         return factory(**kwargs)
     except BridgeError:
         raise
+    except SystemExit as e:  # sys:exit named as a factory, or one that exits: never end the caller silently
+        fix = "Point at a bridge.Env subclass or a function that returns one (building an env must not exit)"
+        got = f"sys.exit({e.code!r})"
+        raise error(ContractError, f"env factory {_name(named)}", "build the env without exiting", got, fix) from e
     except Exception as e:
         fix = "Fix the factory; its exception and traceback are chained as __cause__"
         raise error(

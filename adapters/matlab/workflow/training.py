@@ -1,7 +1,7 @@
 """``rlTrainingOptions``, ``train`` and the training statistics MATLAB returns.
 
 numpy and bridge only at import (both eras). ``train`` reaches SB3 lazily (the episode loop lives
-in :mod:`bridge.adapters.matlab.training_loop`, which only ``train`` imports); without SB3 it is
+in :mod:`bridge.adapters.matlab.workflow.training_loop`, which only ``train`` imports); without SB3 it is
 the house MissingDependencyError naming the era and the extra. Every stop criterion is checked at
 the end of each episode, in the order episodes end, and training stops at exactly the episode
 where it is first met, as MATLAB counts.
@@ -14,8 +14,8 @@ import os
 from typing import Any, Dict, Optional
 
 import numpy as np
-from bridge.adapters.matlab.agents import Agent, sb3
-from bridge.adapters.matlab.option_values import checked
+from bridge.adapters.matlab.workflow.agents import Agent, sb3
+from bridge.adapters.matlab.workflow.option_values import checked
 
 from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import SpecError, error
@@ -262,7 +262,7 @@ def train(agent: Agent, env: Any, opts: Optional[rlTrainingOptions] = None, *, s
         )
     env = _same_specs(agent, env)
     _check_directories(opts)
-    from bridge.adapters.matlab.training_loop import run
+    from bridge.adapters.matlab.workflow.training_loop import run
 
     rows, reason, elapsed = run(agent, _training_env(env, opts), opts, seed)
     return TrainingStatistics(rows, opts, reason, elapsed)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
-from bridge.adapters.matlab.agent_options import _Options
 from bridge.adapters.matlab.export import MatlabEnv
+from bridge.adapters.matlab.workflow.agent_options import _Options
 
 from bridge import spaces
 from bridge.env import Env
