@@ -157,13 +157,10 @@ def _parser() -> argparse.ArgumentParser:
         "--any-env", action="store_true", help="--verify a tape recorded under another env id (the spaces still match)"
     )
     conform.add_argument(
-        "--states", action="store_true", help="--record the env's snapshots too (what --verify --port replays from)"
-    )
-    conform.add_argument(
-        "--port",
+        "--states",
         action="store_true",
-        help="--verify ENV as a port of the tape's env (e.g. a .m env's Python port): step by step from the "
-        "tape's recorded states, within ENV's declared cross_era_ulps, instead of through the views",
+        help="--record the env's snapshots too: a replay elsewhere (another era, machine, or engine such as "
+        "Octave) then compares each step from the recorded state",
     )
 
     pins = sub.add_parser("pins", help="print an era's pip constraints (shipped in the wheel), or their path")
@@ -212,12 +209,14 @@ def conform_command(args: argparse.Namespace) -> int:
         )
         return 0
     tape = Tape.load(args.verify)
-    if args.port:
-        return _verify_port(args, tape)
     env_id = None if args.any_env else args.env  # the tape's label is checked unless the user opts out
     results = verify(lambda: load_env(args.env), tape, args.views, snapshot_at=len(tape.actions) // 3, env_id=env_id)
     print(f"envbridge conform: {args.env}, tape {args.verify} ({len(tape.actions)} actions, seed {tape.seed})")
-    elsewhere = differences(tape.platform, describe())
+    probe = load_env(args.env)  # the engine that runs its step (Python, or Octave for .m functions) is part of "where"
+    try:
+        elsewhere = differences(tape.platform, describe(probe))
+    finally:
+        probe.close()
     if elsewhere:  # the one rule: bit for bit on the platform of the recording, else within declared ulps
         print(f"  recorded elsewhere: {'; '.join(elsewhere)}")
         print(
@@ -229,20 +228,6 @@ def conform_command(args: argparse.Namespace) -> int:
     asked = set(args.views or [])
     bad = [n for n, v in results.items() if v.failed or (n in asked and not v.agrees)]
     return 1 if bad else 0
-
-
-def _verify_port(args: argparse.Namespace, tape: Any) -> int:
-    """``conform ENV --verify TAPE --port``: ENV against the tape's own env, step by step from its states."""
-    from bridge.conformance.across import compare_eras
-
-    if not tape.states:
-        fix = f"Record it with: envbridge conform {tape.env_id} --record {args.verify} --states"
-        raise error(SpecError, f"tape {args.verify}", "hold the env's snapshots for --port", "none", fix)
-    found = compare_eras(lambda: load_env(args.env), tape, name=f"tape {args.verify} ({tape.env_id})", here=args.env)
-    print(found)
-    if not found.ok:
-        print(found.failure())
-    return 0 if found.ok else 1
 
 
 def command_of(args: argparse.Namespace) -> str:

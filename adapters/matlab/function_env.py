@@ -205,6 +205,12 @@ class rlFunctionEnv(Env):
             return
         self._reset_given, self._reset_fn, self._reset_rng = value, fn, functions.accepts_rng(fn)
 
+    @property
+    def engine(self) -> str:
+        """What runs the step (a tape records it: bridge.conformance.machine): "GNU Octave <version>"
+        for .m functions, else "Python"."""
+        return "Python" if self._host is None else f"GNU Octave {self._host.session.version}"
+
     observationInfo = property(lambda self: spec_copies(self._obs_specs, self._obs_keys is not None))
     observationInfo.__doc__ = "Copies of the observation specs (one spec, or a list)."
     actionInfo = property(lambda self: spec_copies(self._act_specs, len(self._act_specs) > 1))

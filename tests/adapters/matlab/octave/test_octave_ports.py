@@ -29,35 +29,30 @@ def test_a_tape_of_the_m_env_replays_through_its_python_port(original, port, tmp
     assert found.tolerance == ports.CROSS_ULPS
 
 
-def test_conform_verify_port_is_the_same_proof_on_the_command_line(tmp_path):
+def test_conform_verify_is_the_same_proof_on_the_command_line(tmp_path):
     tape = str(tmp_path / "cartpole.npz")
     module = "bridge.adapters.matlab.octave.ports"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["conform", f"{module}:make_m_cartpole", "--record", tape, "--states", "--steps", "120"]) == 0
-        assert main(["conform", f"{module}:make_py_cartpole", "--verify", tape, "--port"]) == 0
+        assert main(["conform", f"{module}:make_py_cartpole", "--verify", tape, "--any-env", "--view", "neutral"]) == 0
     lines = out.getvalue().splitlines()
-    assert lines[1].startswith(f"tape {tape} ({module}:make_m_cartpole) in {module}:make_py_cartpole: agrees")
-    assert lines[1].endswith("(rlFunctionEnv.cross_era_ulps = 4)")
+    engine = f"the env's step ran in GNU Octave {Tape.load(tape).platform['engine'].split()[-1]} where recorded, in Python here"
+    assert lines[2] == f"  recorded elsewhere: {engine}"
+    assert lines[4].startswith("  neutral    agrees  ")  # bit for bit, or within the declared ulps
+    assert lines[4].endswith(f"(rlFunctionEnv.cross_era_ulps = 4; {engine})")
 
 
-def test_conform_verify_port_needs_a_tape_with_states(tmp_path):
-    tape = str(tmp_path / "plain.npz")
+def test_a_tape_of_the_m_env_replays_bit_for_bit_through_the_m_env(tmp_path):
+    tape = str(tmp_path / "reach.npz")
     module = "bridge.adapters.matlab.octave.ports"
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["conform", f"{module}:make_py_cartpole", "--record", tape, "--steps", "20"]) == 0
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = main(["conform", f"{module}:make_py_cartpole", "--verify", tape, "--port"])
-    assert code != 0
-    assert (
-        err.getvalue()
-        .strip()
-        .endswith(
-            f"tape {tape} must hold the env's snapshots for --port, got none. Record it with: envbridge conform "
-            f"{module}:make_py_cartpole --record {tape} --states."
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["conform", f"{module}:make_m_reach", "--record", tape, "--steps", "60"]) == 0
+        assert (
+            main(["conform", f"{module}:make_m_reach", "--verify", tape, "--view", "neutral", "--view", "matlab"]) == 0
         )
-    )
+    assert out.getvalue().splitlines()[2:] == ["  neutral    agrees", "  matlab     agrees"]  # the same platform
 
 
 def _mean_length(env, policy, seeds):
