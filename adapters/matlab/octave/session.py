@@ -10,12 +10,12 @@ time. ``LoggedSignals`` stays in Octave; it crosses only for snapshots (:mod:`va
 The process is supervised by the one worker supervisor, :class:`bridge.workers.Pool`: a host that
 dies, hangs past ``timeout`` or sends what is not ours is a ContractError naming the env and the
 moment, and the process is killed (its whole group) and reaped; so on ``close()``, on a fault, and
-when Python exits (``atexit``; Octave also ends by itself on the EOF of its command pipe).
+when the session is garbage-collected or Python exits (a ``weakref.finalize``: its pipes close,
+Octave ends by itself on the EOF of its command pipe, and is reaped).
 """
 
 from __future__ import annotations
 
-import atexit
 import os
 import select
 import shutil
@@ -29,7 +29,7 @@ from bridge.adapters.matlab.octave import values
 
 from bridge.errors import SpecError, error
 from bridge.hosted.client import HostProcess
-from bridge.workers import DEFAULT_TIMEOUT, Complaint, Pool
+from bridge.workers import DEFAULT_TIMEOUT, Complaint, Pool, stop_processes
 
 __all__ = ["OctaveSession", "OctaveError", "octave_program", "HOST_DIR", "APT", "PROGRAM_VARIABLE"]
 
@@ -42,7 +42,6 @@ OK, RAISED, OFF_LAYOUT, REFUSED = 0, 1, 2, 3
 _HEAD = struct.Struct("<2d")
 _STEP = struct.pack("<d", STEP)
 _MAX_REPLY = 1 << 30  # bytes one reply may declare before it is read
-_LIVE: weakref.WeakSet[OctaveSession] = weakref.WeakSet()
 
 
 class OctaveError(Exception):
@@ -147,10 +146,12 @@ class OctaveSession:
             os.close(from_host_w)
         self.conn = _Conn(to_host_w, from_host_r, timeout)
         name = f"the Octave host of {label}"
+        # run on close, on a fault (Pool.stop calls it), on garbage collection or at Python's exit;
+        # it holds the process and the pipes, not the session
+        self.finalizer = weakref.finalize(self, _shutdown, self.process, self.conn)
         self.pool = Pool(
-            [self.process], [self.conn], [name], timeout, self._where, name, on_stop=self._release, on_death=self._died
+            [self.process], [self.conn], [name], timeout, self._where, name, on_stop=self.finalizer, on_death=self._died
         )
-        _LIVE.add(self)
         self._poll = select.poll()  # the step's fast path (see step)
         self._poll.register(self.conn.in_fd, select.POLLIN)
         self._poll.register(self.process.sentinel, select.POLLIN)
@@ -230,14 +231,6 @@ class OctaveSession:
     def _where(self, index: int) -> str:
         return f"in {self.last}()"
 
-    def _release(self) -> None:
-        self.conn.close()
-        self.process.stderr.close() if self.process.stderr else None
-        if self.process.pidfd and self.process.sentinel >= 0:
-            os.close(self.process.sentinel)
-            self.process.sentinel = -1
-        _LIVE.discard(self)
-
     def _died(self, process: Any) -> Complaint:
         process.join(1.0)
         code = process.exitcode
@@ -251,8 +244,11 @@ def _garbled(call: str, text: str) -> Complaint:
     return f"answer {call} as envbridge's Octave host", text, "Check that octave-cli is GNU Octave 7 or later"
 
 
-@atexit.register
-def _stop_all() -> None:
-    """Python is exiting: no Octave host outlives it."""
-    for session in list(_LIVE):
-        session.close()
+def _shutdown(process: _OctaveProcess, conn: _Conn) -> None:
+    """Close both pipes (Octave ends on the EOF), stop and reap Octave, close its pidfd and output file."""
+    conn.close()
+    stop_processes([process], grace=1.0)
+    process.stderr.close()
+    if process.pidfd and process.sentinel >= 0:
+        os.close(process.sentinel)
+        process.sentinel = -1

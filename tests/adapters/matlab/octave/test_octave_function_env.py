@@ -191,3 +191,13 @@ def test_nothing_is_left_running_when_python_exits(mfiles):
     while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not os.path.exists(f"/proc/{pid}")
+
+
+def test_an_env_dropped_without_close_stops_its_octave(mfiles):
+    import gc
+
+    env = rlFunctionEnv(OBS, ACT, "counter_step", "probe_reset")
+    process = env._host.session.process
+    del env
+    gc.collect()
+    assert process.exitcode is not None  # stopped and reaped when the env was collected
