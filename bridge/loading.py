@@ -5,8 +5,10 @@ remote env runners.
 ``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), an
 env of another framework as ``scheme:id`` (:data:`SCHEMES`: ``gymnasium:CartPole-v1``,
 ``gym:CartPole-v1``, ``dm_control:cartpole-swingup``; the rest and the make kwargs go to that
-framework's importer), a factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
-:class:`bridge.VectorEnv` class or instance; it says whether it built the env (so a refused export
+framework's importer), a file an importer of :data:`SUFFIXES` builds (``path/to/createEnv.m``:
+a MATLAB function that returns an rlFunctionEnv, run by GNU Octave), a factory, a
+:class:`bridge.Env` class or instance, and (for batched exports) a :class:`bridge.VectorEnv` class
+or instance; it says whether it built the env (so a refused export
 closes what it built, never the caller's env). :func:`load_env` is the same for a string alone.
 """
 
@@ -24,7 +26,7 @@ from bridge.registry import import_user_module, load_entry_point, make, registry
 from bridge.regular_file import Refusal, opened
 from bridge.vector import VectorEnv
 
-__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES", "SCHEMES"]
+__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES", "SCHEMES", "SUFFIXES"]
 
 # what resolve() takes, for messages
 SOURCES = "a bridge.Env, its class, a factory, a registered id, module:attr or path/to/file.py:attr"
@@ -36,6 +38,10 @@ SCHEMES: Dict[str, str] = {
     "gym": "bridge.adapters.importers.gym:from_gym",
     "dm_control": "bridge.adapters.dm_env.importer:from_dm_control",
 }
+
+# a file suffix -> "module:attr" of the importer that builds an env from the file (with the make
+# kwargs), loaded on first use: a MATLAB function that creates an rlFunctionEnv, run by Octave
+SUFFIXES: Dict[str, str] = {".m": "bridge.adapters.matlab.octave.source:from_m_file"}
 
 _FORMS = "module:attr or path/to/file.py:attr"
 _NAMES = f"a registered id, {_FORMS}"
@@ -91,6 +97,9 @@ def env_source(name: str) -> Any:
         raise SpecError(message("env", f"be {_NAMES}", repr(name), "Pass e.g. envbridge/GridWorld-v0"))
     if name in registry:
         return name
+    suffix = os.path.splitext(name)[1]
+    if suffix in SUFFIXES:
+        return _imported(name, SUFFIXES[suffix], name)
     if ":" not in name:
         known = suggestion(name)
         known += "" if known.endswith("?") else "."
