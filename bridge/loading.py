@@ -5,8 +5,10 @@ remote env runners.
 ``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), an
 env of another framework as ``scheme:id`` (:data:`SCHEMES`: ``gymnasium:CartPole-v1``,
 ``gym:CartPole-v1``, ``dm_control:cartpole-swingup``; the rest and the make kwargs go to that
-framework's importer), a factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
-:class:`bridge.VectorEnv` class or instance; it says whether it built the env (so a refused export
+framework's importer), a file an importer of :data:`SUFFIXES` builds (``path/to/createEnv.m``:
+a MATLAB function that returns an rlFunctionEnv, run by GNU Octave), a factory, a
+:class:`bridge.Env` class or instance, and (for batched exports) a :class:`bridge.VectorEnv` class
+or instance; it says whether it built the env (so a refused export
 closes what it built, never the caller's env). :func:`load_env` is the same for a string alone.
 """
 
@@ -19,12 +21,12 @@ from typing import Any, Dict, Iterable, Optional, Tuple
 
 from bridge import runtimes
 from bridge.env import Env
-from bridge.errors import BridgeError, ContractError, SpecError, error, message
+from bridge.errors import BridgeError, ContractError, MissingDependencyError, SpecError, close_beside, error, message
 from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
 from bridge.regular_file import Refusal, opened
 from bridge.vector import VectorEnv
 
-__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES", "SCHEMES"]
+__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES", "SCHEMES", "SUFFIXES"]
 
 # what resolve() takes, for messages
 SOURCES = "a bridge.Env, its class, a factory, a registered id, module:attr or path/to/file.py:attr"
@@ -36,6 +38,10 @@ SCHEMES: Dict[str, str] = {
     "gym": "bridge.adapters.importers.gym:from_gym",
     "dm_control": "bridge.adapters.dm_env.importer:from_dm_control",
 }
+
+# a file suffix -> "module:attr" of the importer that builds an env from the file (with the make
+# kwargs), loaded on first use: a MATLAB function that creates an rlFunctionEnv, run by Octave
+SUFFIXES: Dict[str, str] = {".m": "bridge.adapters.matlab.octave.source:from_m_file"}
 
 _FORMS = "module:attr or path/to/file.py:attr"
 _NAMES = f"a registered id, {_FORMS}"
@@ -91,6 +97,9 @@ def env_source(name: str) -> Any:
         raise SpecError(message("env", f"be {_NAMES}", repr(name), "Pass e.g. envbridge/GridWorld-v0"))
     if name in registry:
         return name
+    suffix = os.path.splitext(name)[1]
+    if suffix in SUFFIXES:
+        return _imported(name, SUFFIXES[suffix], name)
     if ":" not in name:
         known = suggestion(name)
         known += "" if known.endswith("?") else "."
@@ -184,11 +193,12 @@ def resolve(
     _check_kwargs(source, kwargs, subject)
     env = _call(source, kwargs, named)
     if not isinstance(env, kinds):
+        refusal = _not_a_source(subject, f"a {type(env).__name__} from {_name(named)}()", batch)
         env_close = getattr(env, "close", None)
         if isinstance(env, (Env, VectorEnv)) and callable(env_close):
-            env_close()  # a VectorEnv where one env was wanted: refused, nothing left open
-        got = f"a {type(env).__name__} from {_name(named)}()"
-        raise _not_a_source(subject, got, batch)
+            # a VectorEnv where one env was wanted: refused, nothing left open (a close error goes beside)
+            close_beside(refusal, env_close, f"the {type(env).__name__} {_name(named)}() built")
+        raise refusal
     return env, True
 
 
@@ -223,6 +233,15 @@ def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
         got = f"sys.exit({e.code!r})"
         raise error(ContractError, f"env factory {_name(named)}", "build the env without exiting", got, fix) from e
     except Exception as e:
+        missing = runtimes.missing_package(e) if isinstance(e, ImportError) else ""
+        if missing:  # an env package not installed where the env is built (e.g. in a host)
+            raise error(
+                MissingDependencyError,
+                f"the package {missing!r}",
+                f"be installed in {sys.executable} for env {_name(named)}",
+                f"{type(e).__name__}: {e}",
+                runtimes.env_package_hint(missing),
+            ) from e
         fix = "Fix the factory; its exception and traceback are chained as __cause__"
         raise error(
             ContractError,

@@ -60,8 +60,8 @@ def record(
             if every:
                 kept[len(entries) - 1] = _copy(env.clone_state())  # get_state() may hand out live arrays
             entries.append(Entry("reset", _copy(env.reset()[0])))
+    platform = machine.describe(env)
     env.close()
-    platform = machine.describe()
     return Tape(
         name, env.observation_space, env.action_space, seed, list(actions), entries, states=kept, platform=platform
     )

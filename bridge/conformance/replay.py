@@ -320,11 +320,12 @@ def verify(
         tape.check_replayable(probe.observation_space, probe.action_space, env_id)
         if probe.determinism == "none":  # no snapshots declared: no view takes the detour (decided once, here)
             snapshot_at = None
+        here = machine.describe(probe)
     finally:
         probe.close()
     status = available_views()
     results: Dict[str, Verdict] = {}
-    elsewhere = machine.differences(tape.platform, machine.describe())
+    elsewhere = machine.differences(tape.platform, here)
     if elsewhere:
         results["neutral"] = _across(make_env, tape, tolerance, owner)
         tape = record(make_env, seed=tape.seed, actions=tape.actions, env_id=tape.env_id)  # the env here
