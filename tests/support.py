@@ -38,6 +38,18 @@ def raises_exactly(error: type, text: str) -> Any:
     return pytest.raises(error, match=f"^{re.escape(text)}$")
 
 
+TESTS = os.path.dirname(os.path.abspath(__file__))  # this folder: what a subprocess puts on PYTHONPATH
+
+
+def other_kernel() -> str:
+    """An OpenBLAS kernel other than the one this interpreter runs (Prescott, or Haswell where
+    Prescott is already in use): ``OPENBLAS_CORETYPE`` set to it in a subprocess emulates another
+    machine (docs/conformance.md)."""
+    from bridge.conformance.machine import describe
+
+    return "Haswell" if describe()["blas_kernel"] in ("Prescott", "Katmai") else "Prescott"
+
+
 def probe_export(env: Any, label: str = "probe env") -> Any:
     """``env`` behind the Export base alone, with its neutral spaces unchanged (no framework): the
     guard's lifecycle, output and exception checks as every export runs them."""
