@@ -123,6 +123,9 @@ class Guarded:
             raise refused
         warnings.warn(str(refused), UserWarning, stacklevel=3)
         self._lifecycle = RUNNING  # warned once for this ended episode
+        inner = getattr(self._guarded(), "unwrapped", None)
+        if isinstance(inner, Guarded) and inner is not self:  # a guarded env under it runs on too
+            inner._restart(inner._steps)
 
     def _closed(self, method: str) -> ContractError:
         return error(  # type: ignore[return-value]

@@ -126,8 +126,8 @@ class rlFunctionEnv(Guarded, Env):
     ``IsDone`` becomes ``terminated``; the env never truncates by itself: wrap it in
     ``bridge.TimeLimit(env, MaxStepsPerEpisode)`` (or register it with ``max_episode_steps``).
 
-    Used alone it guards itself as an export does (:class:`bridge.guard.Guarded`: lifecycle, user
-    exceptions named with the step, actions checked); under an export both check, cheaply (pass
+    It guards itself as an export does (:class:`bridge.guard.Guarded`: lifecycle, user exceptions
+    named with the step, actions checked), alone or under an export, where both check (cheaply; pass
     ``check_actions=False`` to leave the action check to the export).
     """
 
