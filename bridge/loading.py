@@ -1,20 +1,26 @@
-"""The one env resolver: what counts as an env, for every export, every CLI command and RLlib's
-remote env runners.
+"""The one env resolver: what counts as an env, for every export, every CLI command, the host and
+RLlib's remote env runners.
 
 :func:`resolve` takes a registered id (with its make kwargs), ``module:attr`` or
 ``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), an
 env of another framework as ``scheme:id`` (:data:`SCHEMES`: ``gymnasium:CartPole-v1``,
-``gym:CartPole-v1``, ``dm_control:cartpole-swingup``; the rest and the make kwargs go to that
-framework's importer), a factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
+``gym:CartPole-v1``, ``dm_control:cartpole-swingup``, and ``gym:module:Class`` for a class of that
+framework; the rest and the make kwargs go to that framework's importer), a factory, a
+:class:`bridge.Env` class or instance, a gym, Gymnasium or dm_env env class or instance (or a factory
+of one: each goes through its importer, :data:`FOREIGN`), and (for batched exports) a
 :class:`bridge.VectorEnv` class or instance; it says whether it built the env (so a refused export
-closes what it built, never the caller's env). :func:`load_env` is the same for a string alone.
+closes what it built, never the caller's env). ``wrappers`` (``module:Class`` or classes, innermost
+first) wrap the env as its framework builds it, and ``import_options`` (``drop_keys``, ...) go to the
+importer: the command line's ``--wrapper`` and ``--drop-key``, the host's ``remote(wrappers=,
+import_options=)``, all through :class:`Source`. :func:`load_env` is the same for a string alone.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
-from typing import Any, Dict, Iterable, Optional, Tuple
+from typing import Any, Dict, Iterable, Optional, Sequence, Tuple
 
 from bridge import runtimes
 from bridge.env import Env
@@ -22,10 +28,24 @@ from bridge.errors import BridgeError, ContractError, SpecError, error, message
 from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
 from bridge.vector import VectorEnv
 
-__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES", "SCHEMES"]
+__all__ = [
+    "import_modules",
+    "env_source",
+    "load_env",
+    "importable_cwd",
+    "resolve",
+    "foreign_importer",
+    "Source",
+    "SOURCES",
+    "SCHEMES",
+    "FOREIGN",
+]
 
 # what resolve() takes, for messages
-SOURCES = "a bridge.Env, its class, a factory, a registered id, module:attr or path/to/file.py:attr"
+SOURCES = (
+    "a bridge.Env, a gym, Gymnasium or dm_env env, its class, a factory, a registered id, module:attr or "
+    "path/to/file.py:attr"
+)
 
 # scheme -> "module:attr" of the importer that builds a neutral env from the rest of ``scheme:rest``
 # (with the make kwargs); loaded on first use, so naming a scheme imports nothing. One entry each.
@@ -33,6 +53,14 @@ SCHEMES: Dict[str, str] = {
     "gymnasium": "bridge.adapters.importers.gymnasium:from_gymnasium",
     "gym": "bridge.adapters.importers.gym:from_gym",
     "dm_control": "bridge.adapters.dm_env.importer:from_dm_control",
+}
+
+# framework (top-level module) -> (its env base class, the importer of its envs). Read from
+# sys.modules only: an env object of a framework means that framework is imported already.
+FOREIGN: Dict[str, Tuple[str, str]] = {
+    "gymnasium": ("Env", SCHEMES["gymnasium"]),
+    "gym": ("Env", SCHEMES["gym"]),
+    "dm_env": ("Environment", "bridge.adapters.dm_env.importer:from_dm_env"),
 }
 
 _FORMS = "module:attr or path/to/file.py:attr"
@@ -90,33 +118,32 @@ def env_source(name: str) -> Any:
         raise SpecError(message("env id", "be registered", repr(name), fix))
     scheme, _, rest = name.partition(":")
     if scheme in SCHEMES:
-        return _imported(name, SCHEMES[scheme], rest)
-    where, _, attr = name.rpartition(":")
-    if where.endswith(".py"):
-        target = _import_file(where)
-        for part in attr.split("."):
-            if not hasattr(target, part):
-                fix = "Check the name after the colon"
-                raise SpecError(message(f"the attribute of {where}", "exist", repr(attr), fix))
-            target = getattr(target, part)
-    else:
-        target = load_entry_point(name)
+        if not rest:
+            fix = f"Name the env after the colon, e.g. {name}CartPole-v1"
+            raise SpecError(message("env", "name an id after the scheme", repr(name), fix))
+        return Source(name)
+    target = _attribute(name)
     if isinstance(target, str):  # an id string would be looked up again: say what it is instead
         raise _not_an_env(name, target)
     return target
 
 
-def _imported(name: str, importer: str, rest: str) -> Any:
-    """A factory of the neutral env over another framework's env ``rest`` (named ``name`` in messages)."""
-    if not rest:
-        fix = f"Name the env after the colon, e.g. {name}CartPole-v1"
-        raise SpecError(message("env", "name an id after the scheme", repr(name), fix))
-
-    def build(**kwargs: Any) -> Any:
-        return runtimes.load(importer)(rest, **kwargs)
-
-    build.__qualname__ = build.__name__ = name
-    return build
+def _attribute(name: str, missing: Optional[str] = None) -> Any:
+    """The object ``module:attr`` or ``path/to/file.py:attr`` names (``missing``: the fix when the
+    module is not installed)."""
+    where, _, attr = name.rpartition(":")
+    if where.endswith(".py"):
+        target = _import_file(where)
+    elif missing is not None:
+        target = import_user_module(where, f"the module of {name}", missing)
+    else:
+        return load_entry_point(name)
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            fix = "Check the name after the colon"
+            raise SpecError(message(f"the attribute of {where}", "exist", repr(attr), fix))
+        target = getattr(target, part)
+    return target
 
 
 def _not_an_env(name: str, found: Any) -> SpecError:
@@ -125,7 +152,92 @@ def _not_an_env(name: str, found: Any) -> SpecError:
     return SpecError(message("env", "be a bridge.Env", got, fix))
 
 
-def load_env(name: str) -> Env:
+class Source:
+    """An env named by a string, with its wrappers and importer options: plain data (it pickles into
+    RLlib's env runners and goes to a host as it is), and a factory for :func:`resolve`.
+
+    Attributes:
+        name: what :func:`env_source` takes (an id, ``module:attr``, ``scheme:id``).
+        wrappers: ``module:Class`` names (or classes), innermost first.
+        import_options: keywords of the importer (``drop_keys``, ``determinism``, ...).
+    """
+
+    def __init__(self, name: str, wrappers: Sequence[Any] = (), import_options: Optional[Dict[str, Any]] = None):
+        self.name, self.wrappers, self.import_options = name, tuple(wrappers), dict(import_options or {})
+
+    def __call__(self, **kwargs: Any) -> Any:
+        scheme, _, rest = self.name.partition(":")
+        if scheme not in SCHEMES:
+            return resolve(self.name, kwargs, wrappers=self.wrappers, import_options=self.import_options)[0]
+        importer = SCHEMES[scheme]
+        if scheme != "dm_control" and ":" in rest:  # gym:module:Class (or gymnasium:package:Id-v0)
+            found = _scheme_attribute(rest)
+            if found is not None:
+                return resolve(found, kwargs, wrappers=self.wrappers, import_options=self.import_options)[0]
+        return _import(importer, rest, kwargs, self.import_options, self.wrappers, self.name)
+
+    def __repr__(self) -> str:
+        return f"Source({self.name!r}, wrappers={list(self.wrappers)}, import_options={self.import_options})"
+
+
+def _scheme_attribute(rest: str) -> Any:
+    """The class or factory ``module:attr`` names after a scheme, or None when ``attr`` is an id of the
+    framework's registry (``gymnasium:minigrid:MiniGrid-Empty-5x5-v0``: the module registers it)."""
+    where = rest.rpartition(":")[0]
+    top = where.split(".")[0]
+    missing = f"Check the spelling, or install it. {runtimes.package_hint(top)}"
+    module = where if where.endswith(".py") else import_user_module(where, f"the package of {rest}", missing)
+    attr = rest.rpartition(":")[2]
+    if isinstance(module, str) or hasattr(module, attr.split(".")[0]):
+        return _attribute(rest)
+    return None
+
+
+def foreign_importer(obj: Any) -> Optional[str]:
+    """The importer (``"module:function"``) of ``obj``, an env instance or class of a framework in
+    :data:`FOREIGN`; None for anything else."""
+    for module, (base, importer) in FOREIGN.items():
+        framework = sys.modules.get(module)
+        cls = getattr(framework, base, None)
+        if isinstance(cls, type) and (isinstance(obj, cls) or (isinstance(obj, type) and issubclass(obj, cls))):
+            return importer
+    return None
+
+
+def _import(
+    importer: str, env_or_id: Any, kwargs: Dict[str, Any], options: Dict[str, Any], wrappers: Sequence[Any], named: Any
+) -> Env:
+    """The neutral env ``importer`` makes of ``env_or_id`` (an id with make ``kwargs``, or a foreign
+    env), with the importer ``options`` and the ``wrappers`` it applies to the foreign env."""
+    function = runtimes.load(importer)
+    takes = {n for n, p in inspect.signature(function).parameters.items() if p.kind is p.KEYWORD_ONLY}
+    extra = dict(options)
+    if wrappers:
+        extra["wrappers"] = [_wrapper(w) for w in wrappers]
+    unknown = sorted(set(extra) - takes)
+    if unknown:
+        kind = importer.rpartition(":")[2]
+        expectation = f"be ones {kind} takes ({', '.join(sorted(takes)) or 'none'})"
+        fix = "Drop them, or apply the wrapper inside a factory of yours"
+        raise error(SpecError, f"the import options of {_name(named)}", expectation, unknown, fix)
+    return function(env_or_id, **extra, **kwargs)
+
+
+def _wrapper(wrapper: Any) -> Any:
+    """A wrapper class (or function of the env) from ``module:Class``, ``file.py:Class`` or itself."""
+    if callable(wrapper):
+        return wrapper
+    if not isinstance(wrapper, str) or ":" not in wrapper:
+        fix = "Pass e.g. --wrapper minigrid.wrappers:ImgObsWrapper"
+        raise error(SpecError, "wrapper", f"be a class or {_FORMS}", repr(wrapper), fix)
+    found = _attribute(wrapper, f"Check the spelling, or install it. {runtimes.package_hint(wrapper)}")
+    if not callable(found):
+        fix = "Point at a wrapper class, or a function that takes the env and returns the wrapped env"
+        raise error(SpecError, f"wrapper {wrapper}", "be a class or a function", type(found).__name__, fix)
+    return found
+
+
+def load_env(name: Any) -> Env:
     """A new env for ``name`` (the instance itself when ``attr`` names one)."""
     return resolve(name, subject="env")[0]
 
@@ -137,6 +249,8 @@ def resolve(
     subject: str = "env",
     batch: bool = False,
     num_envs: Optional[int] = None,
+    wrappers: Sequence[Any] = (),
+    import_options: Optional[Dict[str, Any]] = None,
 ) -> Tuple[Any, bool]:
     """``(env, built)``: the env ``source`` names, and whether it was built here (then the caller
     owns it and closes it on a refusal; an instance passed in stays the caller's).
@@ -147,22 +261,45 @@ def resolve(
         subject: how messages name the argument, e.g. ``"to_gymnasium env"``.
         batch: a :class:`bridge.VectorEnv` (instance, class or factory result) is accepted too.
         num_envs: what a VectorEnv class is built with (``cls(num_envs=n, **kwargs)``).
+        wrappers: ``module:Class`` names or classes, innermost first: a foreign env's go to its
+            importer (they wrap the gym/Gymnasium env), a neutral env's wrap the bridge.Env.
+        import_options: the importer's keywords (``drop_keys``, ``determinism``, ``snapshot``).
     """
-    kwargs = dict(kwargs or {})
+    kwargs, options = dict(kwargs or {}), dict(import_options or {})
     kinds = (Env, VectorEnv) if batch else (Env,)
-    if isinstance(source, kinds):
-        if kwargs:
-            fix = "Build the env with them yourself, or pass its id or factory"
-            raise error(SpecError, f"{subject} kwargs", "go with an id, a class or a factory", sorted(kwargs), fix)
-        return source, False
-    named = source
     if isinstance(source, str):
         target = env_source(source)
         if isinstance(target, str):
-            return make(target, **kwargs), True
-        if isinstance(target, kinds):
-            return resolve(target, kwargs, subject=subject, batch=batch)
-        source = target
+            return _neutral(make(target, **kwargs), True, wrappers, options, source)
+        if isinstance(target, Source) and (wrappers or options):
+            target = Source(target.name, wrappers, options)
+            wrappers, options = (), {}
+        if isinstance(target, kinds) or foreign_importer(target) is not None and not isinstance(target, type):
+            return resolve(target, kwargs, subject=subject, batch=batch, wrappers=wrappers, import_options=options)
+        return _built(target, kwargs, subject, batch, num_envs, wrappers, options, source)
+    if isinstance(source, kinds) or (foreign_importer(source) is not None and not isinstance(source, type)):
+        if kwargs:
+            fix = "Build the env with them yourself, or pass its id or factory"
+            raise error(SpecError, f"{subject} kwargs", "go with an id, a class or a factory", sorted(kwargs), fix)
+        if isinstance(source, kinds):
+            return _neutral(source, False, wrappers, options, source)
+        # a foreign instance: the neutral env over it is new, but what it wraps stays the caller's
+        return _import(foreign_importer(source), source, {}, options, wrappers, source), False
+    return _built(source, kwargs, subject, batch, num_envs, wrappers, options, source)
+
+
+def _built(
+    source: Any,
+    kwargs: Dict[str, Any],
+    subject: str,
+    batch: bool,
+    num_envs: Optional[int],
+    wrappers: Sequence[Any],
+    options: Dict[str, Any],
+    named: Any,
+) -> Tuple[Any, bool]:
+    """The env the class or factory ``source`` builds (a foreign one imported), owned by the caller."""
+    kinds = (Env, VectorEnv) if batch else (Env,)
     if not callable(source):
         raise _not_a_source(subject, source, batch)
     if isinstance(source, type) and issubclass(source, VectorEnv):
@@ -172,13 +309,60 @@ def resolve(
         if num_envs is not None:
             kwargs.setdefault("num_envs", num_envs)
     env = _call(source, kwargs, named)
+    importer = foreign_importer(env)
+    if importer is not None and not isinstance(env, type):
+        try:
+            return _import(importer, env, {}, options, wrappers, named), True
+        except BaseException:
+            env.close()  # built here and refused: nothing left open
+            raise
     if not isinstance(env, kinds):
         env_close = getattr(env, "close", None)
         if isinstance(env, (Env, VectorEnv)) and callable(env_close):
             env_close()  # a VectorEnv where one env was wanted: refused, nothing left open
         got = f"a {type(env).__name__} from {_name(named)}()"
         raise _not_a_source(subject, got, batch)
-    return env, True
+    return _neutral(env, True, wrappers, options, named)
+
+
+def _neutral(env: Any, built: bool, wrappers: Sequence[Any], options: Dict[str, Any], named: Any) -> Tuple[Any, bool]:
+    """A neutral env with its ``wrappers`` (bridge wrappers, innermost first); importer options are
+    refused here, nothing is imported."""
+    try:
+        if options:
+            fix = "Drop them: they are the importers' options (from_gymnasium, from_gym), and this env is a bridge.Env"
+            raise error(
+                SpecError,
+                f"the import options of {_name(named)}",
+                "go with a gym or Gymnasium env",
+                sorted(options),
+                fix,
+            )
+        for wrapper in wrappers:
+            wrap = _wrapper(wrapper)
+            env = _wrap(wrap, env)
+    except BaseException:
+        if built:
+            env.close()
+        raise
+    return env, built
+
+
+def _wrap(wrap: Any, env: Any) -> Any:
+    """``wrap(env)``, which must give a bridge.Env."""
+    try:
+        wrapped = wrap(env)
+    except BridgeError:
+        raise
+    except Exception as e:
+        fix = "Check that it is a bridge.Wrapper (a neutral env takes no gym or Gymnasium wrapper)"
+        raise error(
+            ContractError, f"wrapper {_name(wrap)}", "wrap the env without raising", f"{type(e).__name__}: {e}", fix
+        ) from e
+    if not isinstance(wrapped, (Env, VectorEnv)):
+        fix = "Pass a bridge.Wrapper subclass (a neutral env takes no gym or Gymnasium wrapper)"
+        raise error(SpecError, f"wrapper {_name(wrap)}", "return a bridge.Env", type(wrapped).__name__, fix)
+    return wrapped
 
 
 def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
@@ -201,6 +385,8 @@ def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
 def _name(source: Any) -> str:
     if isinstance(source, str):
         return source
+    if isinstance(source, Source):
+        return source.name
     return getattr(source, "__qualname__", None) or type(source).__name__
 
 

@@ -15,7 +15,19 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from bridge.errors import SpecError, message
 
-__all__ = ["Runtime", "RUNTIMES", "ERAS", "get", "load", "available", "probe", "era_of_interpreter", "install_hint"]
+__all__ = [
+    "Runtime",
+    "RUNTIMES",
+    "ERAS",
+    "ENV_PACKAGES",
+    "get",
+    "load",
+    "available",
+    "probe",
+    "era_of_interpreter",
+    "install_hint",
+    "package_hint",
+]
 
 
 class Runtime:
@@ -287,6 +299,8 @@ ERAS: Dict[str, Tuple[Tuple[int, int], str]] = {
         "pip install 'envbridge[legacy]'{pins} && pip install --no-deps dreamerv2==2.2.0",
     ),
 }
+# packages of envs the importers bring in -> the extra of envbridge that installs them
+ENV_PACKAGES = {"minigrid": "gymnasium-envs", "dm_control": "dm", "dm_env": "dm", "mujoco": "dm"}
 # extra -> what its pip line pins besides (SB3's torch: the CPU wheel, not a multi-GB CUDA build)
 _PINS = {"sb3": " torch==2.13.0", "rllib": " torch==2.13.0"}
 
@@ -349,3 +363,13 @@ def install_hint(name: str) -> str:
             + command.format(extra=runtime.extra, pins=_PINS.get(runtime.extra, ""))
         )
     return "Run: " + command.format(extra=runtime.extra, pins=_PINS.get(runtime.extra, ""))
+
+
+def package_hint(package: str) -> str:
+    """What installs the env package ``package`` (top-level module name): its extra's pip line when
+    :data:`ENV_PACKAGES` knows it, else ``pip install <package>``."""
+    top = package.split(".")[0]
+    extra = ENV_PACKAGES.get(top)
+    if extra is None:
+        return f"Run: pip install {top}"
+    return f"Run: pip install 'envbridge[{extra}]' (the {extra} extra brings {top})"

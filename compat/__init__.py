@@ -24,7 +24,7 @@ def install_hint(module: str) -> str:
     for name, runtime in runtimes.RUNTIMES.items():
         if top in runtime.probe:
             return runtimes.install_hint(name)
-    return f"Run: pip install {top}"
+    return runtimes.package_hint(top)
 
 
 def optional_import(name: str, purpose: str = "") -> ModuleType:

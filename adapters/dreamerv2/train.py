@@ -242,6 +242,7 @@ def _show_tail(log: pathlib.Path, lines: int = 15) -> None:
 def train_command(args: argparse.Namespace) -> int:
     """``envbridge train dreamerv2 --env ID --steps N --logdir DIR [--preset P] [--config KEY=VALUE|FILE.yaml]
     [--verbose]``."""
+    from bridge.cli import env_of
     from bridge.loading import load_env
 
     overrides = read_config(list(getattr(args, "config", []) or []))
@@ -249,7 +250,7 @@ def train_command(args: argparse.Namespace) -> int:
     overrides.setdefault("logdir", args.logdir)
     overrides.setdefault("seed", args.seed)
     verbose = bool(getattr(args, "verbose", False))
-    logdir = train(load_env(args.env), overrides, preset=getattr(args, "preset", None), verbose=verbose)
+    logdir = train(load_env(env_of(args)), overrides, preset=getattr(args, "preset", None), verbose=verbose)
     print(f"DreamerV2 run written to {logdir} (variables.pkl, metrics.jsonl, train_episodes/)")
     return 0
 

@@ -9,6 +9,7 @@ Randomness is not duplicated: the export's ``np_random`` *is* the neutral env's 
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
@@ -176,8 +177,33 @@ def to_gymnasium(env: Any, **options: Any) -> GymnasiumEnv:
 
 
 def _make_export(cls: type, entry_point: Union[str, Callable[..., Env]], **kwargs: Any) -> GymnasiumEnv:
-    """Gymnasium entry point: export options go to the export, the rest to the neutral env."""
-    return cls.build(load_entry_point(entry_point), kwargs)  # the export owns what it builds
+    """Gymnasium entry point: export options go to the export, the rest to the neutral env.
+
+    ``render_mode`` is handled as ``gymnasium.make`` handles it for an env of its own: None is the
+    default and dropped; any other mode goes to an env whose ``__init__`` takes it, and is a
+    ``TypeError`` before anything is built for one that does not (SB3's ``PPO("MlpPolicy", id)`` and
+    ``make_vec_env(id)`` ask for ``"rgb_array"`` and make the env without it on that TypeError)."""
+    factory = load_entry_point(entry_point)
+    if "render_mode" in kwargs:
+        if kwargs["render_mode"] is None:
+            del kwargs["render_mode"]
+        elif not _takes(factory, "render_mode"):
+            where = f"{factory.__qualname__}.__init__" if isinstance(factory, type) else _qualname(factory)
+            raise TypeError(f"{where}() got an unexpected keyword argument 'render_mode'")
+    return cls.build(factory, kwargs)  # the export owns what it builds
+
+
+def _takes(factory: Callable[..., Any], name: str) -> bool:
+    """Whether ``factory`` (a class or function) accepts the keyword ``name`` (True when unknown)."""
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return True
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _qualname(factory: Any) -> str:
+    return getattr(factory, "__qualname__", None) or type(factory).__name__
 
 
 def register(

@@ -198,11 +198,12 @@ def imported(
     registry: str,
     registry_fix: str,
     seed_by_reset: Any,
+    wrappers: Sequence[Any] = (),
     **options: Any,
 ) -> ForeignEnv:
-    """``env_or_id`` (an id made with ``framework.make`` or an instance) as a :class:`ForeignEnv`;
-    an env built here is closed again when the import is refused. ``seed_by_reset(env)`` tells
-    whether its reset takes ``seed=``."""
+    """``env_or_id`` (an id made with ``framework.make`` or an instance), wrapped by ``wrappers``
+    (innermost first), as a :class:`ForeignEnv`; an env built here is closed again when the import
+    is refused. ``seed_by_reset(env)`` tells whether its reset takes ``seed=``."""
     name = framework.__name__
     if isinstance(env_or_id, str):
         try:
@@ -221,8 +222,21 @@ def imported(
         fix = f"Pass e.g. {subject}('CartPole-v1') or {subject}({name}.make(...))"
         raise error(SpecError, f"{subject} env", f"be a {registry} id or {name}.Env", type(env_or_id).__name__, fix)
     try:
+        for wrapper in wrappers:
+            env = _wrapped(wrapper, env, subject)
         return ForeignEnv(env, framework, api=name, seed_by_reset=seed_by_reset(env), subject=subject, **options)
     except Exception:
         if built:
             env.close()  # a refused import leaves nothing open
         raise
+
+
+def _wrapped(wrapper: Any, env: Any, subject: str) -> Any:
+    """``wrapper(env)``; what the wrapper raises is named, its traceback chained."""
+    named = getattr(wrapper, "__qualname__", None) or type(wrapper).__name__
+    try:
+        return wrapper(env)
+    except Exception as e:
+        fix = "Check that the wrapper fits the env (and the order: innermost first); the traceback is chained"
+        got = f"{type(e).__name__}: {e}"
+        raise error(ContractError, f"{subject} wrapper {named}", "wrap the env without raising", got, fix) from e

@@ -26,7 +26,13 @@ def build(payload: Any) -> Tuple[Any, dict]:
 
     importable_cwd()
     import_modules(payload.get("imports") or [])
-    env, _ = resolve(payload["source"], payload.get("kwargs") or None, subject="remote env")
+    env, _ = resolve(
+        payload["source"],
+        payload.get("kwargs") or None,
+        subject="remote env",
+        wrappers=payload.get("wrappers") or (),
+        import_options=payload.get("import_options") or None,
+    )
     description = {
         "observation_space": env.observation_space.to_dict(),
         "action_space": env.action_space.to_dict(),
