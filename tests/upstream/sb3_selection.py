@@ -16,9 +16,12 @@ FILES = (
 
 BUDGET = "budget: trains a model or spawns worker processes (seconds each; CI must stay < 10 min)"
 # -k: whole families left out for the CI budget (their names hold the algorithm or the worker kind)
+# SB3's string-env tests (test_spaces.py: ``model_class("MlpPolicy", "CartPole-v1")`` and the like,
+# through gymnasium.make(id, render_mode="rgb_array") and make_vec_env(id)) always run: ~25 s
+STRING_ENV_TESTS = "test_action_spaces or test_discrete_obs_space"
 BUDGET_KEYWORDS = (
-    "not Subproc and not subproc and not multiprocessing and not SAC and not TD3 and not DDPG "
-    "and not PPO and not A2C and not DQN and not performance"
+    "(not Subproc and not subproc and not multiprocessing and not SAC and not TD3 and not DDPG "
+    f"and not PPO and not A2C and not DQN and not performance) or {STRING_ENV_TESTS}"
 )
 
 # node id prefix -> why it is deselected ("by design" rows name the doc that says so)
