@@ -10,7 +10,16 @@ from bridge import snapshot as _snapshot
 from bridge.errors import BridgeError, ContractError, SpecError, message
 from bridge.spaces import Space
 
-__all__ = ["Env", "Wrapper", "TimeLimit", "StepResult", "DETERMINISM", "qualname", "check_snapshot_owner"]
+__all__ = [
+    "Env",
+    "Wrapper",
+    "TimeLimit",
+    "StepResult",
+    "DETERMINISM",
+    "qualname",
+    "check_snapshot_owner",
+    "episode_bound",
+]
 
 StepResult = Tuple[Any, float, bool, bool, Dict[str, Any]]
 DETERMINISM = ("strong", "weak", "none")
@@ -374,3 +383,17 @@ class TimeLimit(Wrapper):
 
     def set_state(self, state: Any) -> None:
         self.elapsed_steps = int(state["elapsed_steps"])
+
+
+def episode_bound(env: Env) -> Optional[int]:
+    """The most steps an episode of ``env`` can run, where a layer says so, else None: the smallest
+    ``max_episode_steps`` of its wrapper stack (a :class:`TimeLimit`'s; an imported env's own time
+    limit, which ``from_gymnasium``/``from_gym``/``from_dm_env`` and ``bridge.remote`` set)."""
+    bounds = []
+    layer: Any = env
+    while layer is not None:
+        bound = layer.__dict__.get("max_episode_steps") if hasattr(layer, "__dict__") else None
+        if isinstance(bound, (int, np.integer)) and not isinstance(bound, bool) and bound >= 1:
+            bounds.append(int(bound))
+        layer = layer.env if isinstance(layer, Wrapper) else None
+    return min(bounds) if bounds else None

@@ -301,6 +301,8 @@ ERAS: Dict[str, Tuple[Tuple[int, int], str]] = {
 }
 # packages of envs the importers bring in -> the extra of envbridge that installs them
 ENV_PACKAGES = {"minigrid": "gymnasium-envs", "dm_control": "dm", "dm_env": "dm", "mujoco": "dm"}
+# runtimes that get an environment of their own (README set-up): why, and the venv folder
+_OWN_VENV = {"rllib": ("ray[rllib] 2.60.0 pins gymnasium 1.2.2", ".venv-rllib")}
 # extra -> what its pip line pins besides (SB3's torch: the CPU wheel, not a multi-GB CUDA build)
 _PINS = {"sb3": " torch==2.13.0", "rllib": " torch==2.13.0"}
 
@@ -355,6 +357,14 @@ def install_hint(name: str) -> str:
         return "Reinstall envbridge"
     version, command = ERAS[runtime.era]
     here = era_of_interpreter()
+    if name in _OWN_VENV:  # never into this environment: its pins would move the era's own
+        why, venv = _OWN_VENV[name]
+        line = command.format(extra=runtime.extra, pins=_PINS.get(runtime.extra, ""))
+        return (
+            f"The {name} runtime gets its own Python {version[0]}.{version[1]} environment ({why}, so it must not "
+            f"go into this one): python{version[0]}.{version[1]} -m venv {venv} && . {venv}/bin/activate && "
+            f"{line}"
+        )
     if runtime.era != here:
         wanted = f"Python {version[0]}.{version[1]}"
         return (

@@ -27,7 +27,7 @@ from bridge.adapters.importers.spaces import raise_space
 from bridge.env import DETERMINISM, Env
 from bridge.errors import ContractError, SpecError, error
 
-__all__ = ["ForeignEnv", "RESERVED_INFO_KEYS", "snapshot_hooks"]
+__all__ = ["ForeignEnv", "ForeignSpec", "RESERVED_INFO_KEYS", "snapshot_hooks"]
 
 # info keys the exports write themselves (to_gym, SB3's VecEnvs); a foreign env's own would be lost
 RESERVED_INFO_KEYS = frozenset(("TimeLimit.truncated", "is_terminal", "terminal_observation"))
@@ -56,11 +56,23 @@ def snapshot_hooks(snapshot: Any, determinism: str, subject: str) -> Any:
     return snapshot
 
 
+class ForeignSpec:
+    """The name of a foreign env that no registry knows (built from its class): ``id`` is the class
+    name, so reports and messages say ``NewCorridor``, not ``ForeignEnv``. It builds nothing."""
+
+    def __init__(self, id: str) -> None:
+        self.id, self.max_episode_steps, self.kwargs = id, None, {}
+
+    def __repr__(self) -> str:
+        return f"ForeignSpec({self.id!r})"
+
+
 class ForeignEnv(Env):
     """A foreign env as a :class:`bridge.Env` (built by ``from_gymnasium`` / ``from_gym``).
 
     Attributes:
         env: the foreign env, as given or built (wrappers kept).
+        import_options: the importer's options it was imported with (``wrappers`` already applied).
         api: ``"gymnasium"`` or ``"gym"`` (0.21-0.26: its reset's and step's shapes are read
             from what they return, so every gym API passes through the same code).
     """
@@ -76,8 +88,16 @@ class ForeignEnv(Env):
         determinism: str = "weak",
         snapshot: Any = None,
         subject: str = "from_gymnasium",
+        wrappers: Sequence[Any] = (),
     ) -> None:
         self._snapshot = snapshot_hooks(snapshot, determinism, subject)
+        # how it was imported (``env`` is already wrapped): what an export's spec rebuilds it with
+        self.import_options = {
+            "drop_keys": tuple(drop_keys),
+            "wrappers": tuple(wrappers),
+            "determinism": determinism,
+            "snapshot": snapshot,
+        }
         self.observation_space, self._obs_in, _ = raise_space(
             env.observation_space, "observation_space", fw.spaces, drop_keys
         )
@@ -86,6 +106,13 @@ class ForeignEnv(Env):
         self.determinism = determinism
         self.render_mode = getattr(env, "render_mode", None)
         self.metadata = dict(getattr(env, "metadata", None) or {})
+        # the foreign registry's step cap (gymnasium.make's TimeLimit), for bridge.env.episode_bound
+        foreign_spec = getattr(env, "spec", None)
+        self.max_episode_steps = getattr(foreign_spec, "max_episode_steps", None)
+        # reports and messages name the foreign env: its registry spec (kept, so a Gymnasium export
+        # can rebuild the round trip), else its class
+        named = isinstance(getattr(foreign_spec, "id", None), str)
+        self.spec = foreign_spec if named else ForeignSpec(type(env.unwrapped).__name__)
         self._subject = subject
         self._returns_info: Optional[bool] = None  # gym 0.22-0.25 reset: obs or (obs, info); found at the first reset
 
@@ -224,7 +251,9 @@ def imported(
     try:
         for wrapper in wrappers:
             env = _wrapped(wrapper, env, subject)
-        return ForeignEnv(env, framework, api=name, seed_by_reset=seed_by_reset(env), subject=subject, **options)
+        return ForeignEnv(
+            env, framework, api=name, seed_by_reset=seed_by_reset(env), subject=subject, wrappers=wrappers, **options
+        )
     except Exception:
         if built:
             env.close()  # a refused import leaves nothing open

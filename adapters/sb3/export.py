@@ -9,9 +9,11 @@ on (a hybrid or Dict action, an integer Box action) is refused here with the rea
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
+from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gymnasium.export import GoalExport, GymnasiumEnv
+from bridge.adapters.gymnasium.lowering import FLAT
 from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.adapters.sb3.subproc import reporting_factory
 from bridge.adapters.sb3.subproc import vec_env_cls as sb3_vec_env_cls
@@ -39,6 +41,9 @@ class SB3Env(GymnasiumEnv):
     runtime = "sb3"
     export_name = "to_sb3"
     check_targets = ("sb3", "gymnasium")
+
+    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
+        return super().lowerings(neutral, {**options, FLAT: True})  # one level of Dict: MultiInputPolicy's
 
     def present(self) -> None:
         super().present()

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from bridge.adapters._shared.batch import BatchExport
 from bridge.adapters._shared.lowering import Lowering
-from bridge.adapters.gymnasium.lowering import lower
+from bridge.adapters.gymnasium.lowering import FLAT, lower
 from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.compat import optional_import
 
@@ -46,8 +46,8 @@ class BatchedVecEnv(BatchExport, VecEnv):
 
     def lowerings(self, vector_env: VectorEnv, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
         return (
-            lower(vector_env.single_observation_space, path="observation", options=options),
-            lower(vector_env.single_action_space, path="actions", options=options),
+            lower(vector_env.single_observation_space, path="observation", options={**options, FLAT: True}),
+            lower(vector_env.single_action_space, path="actions", options={**options, FLAT: True}),
         )
 
     def present(self) -> None:

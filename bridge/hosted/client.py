@@ -184,6 +184,8 @@ class RemoteEnv(Env):
         self.action_space = spaces.from_dict(built["action_space"])
         self.metadata, self.render_mode = built["metadata"], built["render_mode"]
         self.determinism, self.name = built["determinism"], built["name"]
+        bound = built.get("max_episode_steps")  # the host's episode_bound: an int >= 1 or None, else ignored
+        self.max_episode_steps = bound if type(bound) is int and bound >= 1 else None
         self.pool.names = [f"remote env {source!r} ({self.name} in {self.peer['python_label']})"]
 
     # -- the handshake -----------------------------------------------------------------------

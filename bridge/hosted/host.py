@@ -22,6 +22,7 @@ REFUSABLE = ("clone_state", "restore_state")  # calls whose BridgeError leaves t
 
 
 def build(payload: Any) -> Tuple[Any, dict]:
+    from bridge.env import episode_bound
     from bridge.loading import import_modules, importable_cwd, resolve  # the host's own imports
 
     importable_cwd()
@@ -40,6 +41,7 @@ def build(payload: Any) -> Tuple[Any, dict]:
         "render_mode": env.render_mode,
         "determinism": env.determinism,
         "name": repr(env),
+        "max_episode_steps": episode_bound(env),
     }
     return env, description
 
