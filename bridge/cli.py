@@ -219,6 +219,7 @@ def check_command(args: argparse.Namespace) -> int:
 
 def conform_command(args: argparse.Namespace) -> int:
     from bridge.conformance import Tape, record, verify
+    from bridge.conformance.machine import describe, differences
 
     if args.record:
         folder = os.path.dirname(os.path.abspath(args.record))
@@ -241,6 +242,12 @@ def conform_command(args: argparse.Namespace) -> int:
         lambda: load_env(env_of(args)), tape, args.views, snapshot_at=len(tape.actions) // 3, env_id=env_id
     )
     print(f"envbridge conform: {args.env}, tape {args.verify} ({len(tape.actions)} actions, seed {tape.seed})")
+    elsewhere = differences(tape.platform, describe())
+    if elsewhere:  # the one rule: bit for bit on the platform of the recording, else within declared ulps
+        print(f"  recorded elsewhere: {'; '.join(elsewhere)}")
+        print(
+            "  (the env here against the tape within its declared ulps; every export against the env here, bit for bit)"
+        )
     for name, verdict in results.items():
         print(f"  {name:<10} {verdict.kind}" + (f"  {verdict.detail}" if verdict.detail else ""))
     # a view the user named must run; by default a documented refusal or a missing framework is fine
@@ -273,6 +280,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if getattr(args, "verbose", False) and e.__cause__ is not None:
             traceback.print_exception(type(e.__cause__), e.__cause__, e.__cause__.__traceback__, file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C, or a user module raising it: one line, the shell's code for SIGINT
+        print(f"envbridge {key}: interrupted", file=sys.stderr)
+        return 130
     finally:
         if shown is not None:
             logging.getLogger("bridge").removeHandler(shown)

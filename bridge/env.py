@@ -18,7 +18,6 @@ __all__ = [
     "DETERMINISM",
     "qualname",
     "check_snapshot_owner",
-    "episode_bound",
 ]
 
 StepResult = Tuple[Any, float, bool, bool, Dict[str, Any]]
@@ -65,8 +64,8 @@ def _refused_state(env: Env, e: Exception) -> ContractError:
 def _restore(top: Env, snapshot: Any) -> None:
     """Rewind the stack from ``top`` down to its innermost env in one pass over flat lists.
 
-    1. Walk the stack and the snapshot together and check every level (maker, keys, RNG kind)
-       before anything changes.
+    1. Walk the stack and the snapshot together and check every level (maker, keys, RNG kind, and
+       the innermost env's ``check_state``) before anything changes.
     2. Keep a rollback point for every level whose state can change (wrappers without state of
        their own are skipped).
     3. Set the states from the innermost env outwards. A PCG64 RNG state as ``clone_state`` writes
@@ -98,6 +97,8 @@ def _restore(top: Env, snapshot: Any) -> None:
             check_snapshot_owner(env, part, _ENV_FIX)
         if "state" not in part or len(part) != 2 + ("rng" in part):  # "class": found by the owner check
             _check_keys(part, ("class", "state"), ("rng",), _ENV_FIX)
+        if cls.check_state is not Env.check_state:
+            env.check_state(part["state"])
         if "rng" in part:  # decoded now if it can be; else its kind now and its values when applied
             rng, rng_state = env.np_random, part["rng"]
             raw = _snapshot.rng_bytes(rng, rng_state)
@@ -247,6 +248,14 @@ class Env:
         """Inverse of :meth:`get_state`."""
         raise NotImplementedError
 
+    def check_state(self, state: Any) -> None:
+        """Refuse ``state`` (raise a BridgeError) before :meth:`restore_state` changes anything.
+
+        By default every state is left to :meth:`set_state` (a refusal there is rolled back). An env
+        whose ``set_state`` rebuilds objects, so that a rollback would not give back the same ones,
+        checks here: the importers' pickled snapshots (``adapters/importers/source.py``).
+        """
+
     def _why_no_snapshot(self) -> str:
         subject = f"{type(self).__name__}.clone_state"
         if type(self).get_state is Env.get_state:
@@ -383,17 +392,3 @@ class TimeLimit(Wrapper):
 
     def set_state(self, state: Any) -> None:
         self.elapsed_steps = int(state["elapsed_steps"])
-
-
-def episode_bound(env: Env) -> Optional[int]:
-    """The most steps an episode of ``env`` can run, where a layer says so, else None: the smallest
-    ``max_episode_steps`` of its wrapper stack (a :class:`TimeLimit`'s; an imported env's own time
-    limit, which ``from_gymnasium``/``from_gym``/``from_dm_env`` and ``bridge.remote`` set)."""
-    bounds = []
-    layer: Any = env
-    while layer is not None:
-        bound = layer.__dict__.get("max_episode_steps") if hasattr(layer, "__dict__") else None
-        if isinstance(bound, (int, np.integer)) and not isinstance(bound, bool) and bound >= 1:
-            bounds.append(int(bound))
-        layer = layer.env if isinstance(layer, Wrapper) else None
-    return min(bounds) if bounds else None

@@ -18,14 +18,15 @@ import_options=)``, all through :class:`Source`. :func:`load_env` is the same fo
 from __future__ import annotations
 
 import inspect
-import os
 import sys
-from typing import Any, Dict, Iterable, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from bridge import runtimes
 from bridge.env import Env
 from bridge.errors import BridgeError, ContractError, SpecError, error, message
-from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
+from bridge.registry import import_user_module, make, registry, suggestion
+from bridge.user_modules import FORMS as _FORMS
+from bridge.user_modules import import_modules, importable_cwd, load_attribute
 from bridge.vector import VectorEnv
 
 __all__ = [
@@ -63,46 +64,7 @@ FOREIGN: Dict[str, Tuple[str, str]] = {
     "dm_env": ("Environment", "bridge.adapters.dm_env.importer:from_dm_env"),
 }
 
-_FORMS = "module:attr or path/to/file.py:attr"
 _NAMES = f"a registered id, {_FORMS}"
-
-
-def importable_cwd() -> None:
-    """Make the current directory importable (an entry-point script does not, ``python -m`` does).
-
-    Appended, not prepended: installed packages win, so a folder that holds a package of the same
-    name (a checkout of envbridge itself) cannot shadow them, in this process or its workers.
-    """
-    here = os.getcwd()
-    if here not in sys.path and "" not in sys.path:
-        sys.path.append(here)
-
-
-def import_modules(names: Iterable[str]) -> None:
-    """Import each module (a dotted name, or a ``.py`` file) so the ids it registers exist."""
-    for name in names:
-        if name.endswith(".py"):
-            _import_file(name)
-            continue
-        fix = f"Check the spelling, run from the folder that holds it, or pass the file as --import path/{name}.py"
-        import_user_module(name, "--import module", fix)
-
-
-def _import_file(path: str) -> Any:
-    """Import ``path/to/file.py`` as module ``file`` (its folder goes on sys.path, so worker
-    processes can import it too); refuse when that name already means another module."""
-    if not os.path.isfile(path):
-        raise SpecError(message("env file", "exist", repr(path), "Check the path (relative to the current folder)"))
-    folder, stem = os.path.split(os.path.abspath(path))
-    stem = stem[: -len(".py")]
-    if folder not in sys.path:
-        sys.path.append(folder)  # after the installed packages, as importable_cwd
-    module = import_user_module(stem, f"env file {path}")
-    found = getattr(module, "__file__", None)
-    if found is None or not os.path.samefile(found, path):
-        got = f"{stem!r} is already {found or 'a built-in module'}"
-        raise SpecError(message(f"the module name of {path}", "be free", got, "Rename the file"))
-    return module
 
 
 def env_source(name: str) -> Any:
@@ -122,27 +84,9 @@ def env_source(name: str) -> Any:
             fix = f"Name the env after the colon, e.g. {name}CartPole-v1"
             raise SpecError(message("env", "name an id after the scheme", repr(name), fix))
         return Source(name)
-    target = _attribute(name)
+    target = load_attribute(name)
     if isinstance(target, str):  # an id string would be looked up again: say what it is instead
         raise _not_an_env(name, target)
-    return target
-
-
-def _attribute(name: str, missing: Optional[str] = None) -> Any:
-    """The object ``module:attr`` or ``path/to/file.py:attr`` names (``missing``: the fix when the
-    module is not installed)."""
-    where, _, attr = name.rpartition(":")
-    if where.endswith(".py"):
-        target = _import_file(where)
-    elif missing is not None:
-        target = import_user_module(where, f"the module of {name}", missing)
-    else:
-        return load_entry_point(name)
-    for part in attr.split("."):
-        if not hasattr(target, part):
-            fix = "Check the name after the colon"
-            raise SpecError(message(f"the attribute of {where}", "exist", repr(attr), fix))
-        target = getattr(target, part)
     return target
 
 
@@ -189,7 +133,7 @@ def _scheme_attribute(rest: str) -> Any:
     module = where if where.endswith(".py") else import_user_module(where, f"the package of {rest}", missing)
     attr = rest.rpartition(":")[2]
     if isinstance(module, str) or hasattr(module, attr.split(".")[0]):
-        return _attribute(rest)
+        return load_attribute(rest)
     return None
 
 
@@ -230,7 +174,7 @@ def _wrapper(wrapper: Any) -> Any:
     if not isinstance(wrapper, str) or ":" not in wrapper:
         fix = "Pass e.g. --wrapper minigrid.wrappers:ImgObsWrapper"
         raise error(SpecError, "wrapper", f"be a class or {_FORMS}", repr(wrapper), fix)
-    found = _attribute(wrapper, f"Check the spelling, or install it. {runtimes.package_hint(wrapper)}")
+    found = load_attribute(wrapper, f"Check the spelling, or install it. {runtimes.package_hint(wrapper)}")
     if not callable(found):
         fix = "Point at a wrapper class, or a function that takes the env and returns the wrapped env"
         raise error(SpecError, f"wrapper {wrapper}", "be a class or a function", type(found).__name__, fix)
@@ -371,6 +315,10 @@ def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
         return factory(**kwargs)
     except BridgeError:
         raise
+    except SystemExit as e:  # sys:exit named as a factory, or one that exits: never end the caller silently
+        fix = "Point at a bridge.Env subclass or a function that returns one (building an env must not exit)"
+        got = f"sys.exit({e.code!r})"
+        raise error(ContractError, f"env factory {_name(named)}", "build the env without exiting", got, fix) from e
     except Exception as e:
         fix = "Fix the factory; its exception and traceback are chained as __cause__"
         raise error(

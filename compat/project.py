@@ -100,9 +100,12 @@ and its snapshots -- into tests/tapes/<env>/<era>.npz. Every env then answers tw
 do the exports it has (Gymnasium, SB3, gym 0.23, DreamerV2, the MATLAB facade) agree with your env
 here, bit for bit; and is your env the same in the other era: the other era's tape replayed step
 by step from its recorded state, bit for bit or within the ulps the env declares (cross_era_ulps,
-default 0; run pytest -rA to see what was measured). Commit tests/tapes/, so each era checks the
-other's recording. After a deliberate change of an env, delete its folder under tests/tapes/ and
-run tox again.
+default 0; run pytest -rA to see what was measured). Bit for bit holds on the machine a tape was
+recorded on; each tape says where that was (Python, numpy, the BLAS kernel, the CPU), so a tape
+recorded on your laptop and replayed on a CI server with another CPU is held to the declared ulps
+too, and a failure names both machines. Commit tests/tapes/, so each era checks the other's
+recording. After a deliberate change of an env, delete its folder under tests/tapes/ and run tox
+again.
 """
 
 import os
@@ -125,7 +128,7 @@ _CLASS = """
 class Test{name}AcrossEras(CrossEraSuite):
     tapes_dir = os.path.join(TAPES, "{folder}")
     steps = 200  # actions per tape
-    cross_era_ulps = None  # None: {attr}.cross_era_ulps, the env's declared last-bit difference across eras
+    cross_era_ulps = None  # None: {attr}.cross_era_ulps, the env's declared last-bit difference across eras/machines
 
     def make_env(self):
         return {alias}()

@@ -190,6 +190,18 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
             f"[{low[index]!r}, {high[index]!r}]",
             "Pass action_bounds=(low, high) with the finite range the policy should cover, or declare finite bounds",
         )
+    with np.errstate(over="ignore", invalid="ignore"):  # NormalizeAction scales in float32
+        span = high.astype(np.float32) - low.astype(np.float32)
+    if not np.isfinite(span).all():  # it would pass these dims through unscaled, or scale them to inf
+        index = tuple(int(i) for i in np.argwhere(~np.isfinite(span))[0])
+        at = f"{list(index)}" if index else ""
+        expectation = (
+            "have a range float32 holds (DreamerV2's NormalizeAction scales in float32: high - low at most "
+            f"{float(np.finfo(np.float32).max)!r})"
+        )
+        fix = "Pass action_bounds=(low, high) with the finite range the policy should cover"
+        kind, subject = (SpecError, f"action_bounds{at}") if bounds is not None else (ConversionError, f"{path}{at}")
+        raise error(kind, subject, expectation, f"[{low[index]!r}, {high[index]!r}]", fix)
     dtype, shape = space.dtype, space.shape
     flat = (int(np.prod(shape)),)
     # relative to the bounds' magnitude (the size of NormalizeAction's float32 rounding error), so a

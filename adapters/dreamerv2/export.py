@@ -15,7 +15,8 @@ from bridge.adapters.dreamerv2.quiet import built_quietly
 from bridge.adapters.gym.export import GymEnv
 
 from bridge.env import Env
-from bridge.options import split
+from bridge.errors import SpecError, error
+from bridge.options import OPTIONS, split
 
 __all__ = [
     "DreamerReadyEnv",
@@ -133,6 +134,12 @@ def to_dreamerv2(env: Any, **options: Any) -> Any:
         SpecError: an option the export does not honour, or a value out of its range.
     """
     checked = declared_options("dreamerv2", "to_dreamerv2", split(options)[0])
+    if checked["parallel"] != "process" and checked["timeout"] not in (None, OPTIONS["timeout"].default):
+        # only a process worker is watched: a bound elsewhere would be accepted and ignored (the
+        # default and None, no limit, say what happens there anyway)
+        fix = "Pass parallel='process' to bound each call, or drop timeout"
+        got = f"timeout={options['timeout']!r} with parallel={checked['parallel']!r}"
+        raise error(SpecError, "to_dreamerv2 timeout", "go with parallel='process' (the only watched worker)", got, fix)
     if checked["parallel"] is None:
         return build_chain(env, **options)
     common = load_dreamerv2().common

@@ -34,7 +34,7 @@ from bridge.adapters.gym import loader as gym_loader
 from bridge.compat import optional_import
 
 from bridge.config import read as read_config
-from bridge.env import episode_bound
+from bridge.episodes import episode_bound
 from bridge.errors import SpecError, message
 
 __all__ = ["dreamer_config", "train", "train_command", "VIDEO_PLACEHOLDER"]

@@ -5,6 +5,13 @@ to neutral form. The views are listed in the runtime table (:mod:`bridge.runtime
 is built in.
 Runtimes that have a single "done" cannot say "terminated and truncated": for those views the
 expected flags are projected the documented way (termination wins) before comparing.
+
+Bit for bit is a promise of one interpreter on one machine. A tape recorded on another platform
+(another era, CPU or BLAS kernel: the tape says where, :mod:`bridge.conformance.machine`) is
+answered in two parts by :func:`verify`: the env here against the tape, within the env's declared
+ulps with the episode structure exact (:func:`bridge.conformance.across.compare_eras`), as the
+``neutral`` verdict; and every export against the env *here* (the tape's seed and actions run
+again on this platform), bit for bit.
 """
 
 from __future__ import annotations
@@ -14,6 +21,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from bridge import runtimes
+from bridge.conformance import machine
+from bridge.conformance.across import compare_eras
+from bridge.conformance.recording import record
 from bridge.conformance.tape import Tape, leaves
 from bridge.env import Env
 from bridge.errors import BridgeError
@@ -158,6 +168,13 @@ class Failure(Verdict):
     kind = "FAILS"
 
 
+class Beyond(Verdict):
+    """A tape from another platform: the env here differs from it by more than its declared ulps,
+    or in its episode structure (``detail``: the comparison's message, naming both platforms)."""
+
+    kind = "DIVERGES"
+
+
 class Divergence(Verdict):
     """The first place a view disagrees with the tape."""
 
@@ -276,10 +293,17 @@ def verify(
     *,
     snapshot_at: Optional[int] = None,
     env_id: Optional[str] = None,
+    tolerance: Optional[int] = None,
+    owner: str = "",
 ) -> Dict[str, Verdict]:
     """Replay ``tape`` through ``views`` (default: every view of the runtime table): name -> a
     :class:`Verdict` for every view: agrees, DIVERGES (step and field), FAILS (an error mid-tape),
     refused (the export's own error for this env) or unavailable (why).
+
+    A tape recorded on another platform (``machine.differences``): the neutral verdict compares the
+    env here with the tape within the env's declared ulps, and every other view replays the tape's
+    seed and actions as this platform's env runs them, bit for bit (module docstring). ``tolerance``
+    (named ``owner.cross_era_ulps``) overrides the env's own ``cross_era_ulps`` there.
 
     Raises ContractError before any view runs when the tape cannot speak about this env (no step,
     other spaces, actions the env cannot take, or another ``env_id``): see Tape.check_replayable.
@@ -293,7 +317,13 @@ def verify(
         probe.close()
     status = available_views()
     results: Dict[str, Verdict] = {}
+    elsewhere = machine.differences(tape.platform, machine.describe())
+    if elsewhere:
+        results["neutral"] = _across(make_env, tape, tolerance, owner)
+        tape = record(make_env, seed=tape.seed, actions=tape.actions, env_id=tape.env_id)  # the env here
     for name in views or list(status):
+        if name in results:
+            continue
         if name not in status:
             known = ", ".join(sorted(status))
             results[name] = Unavailable(name, f"no view is called {name!r} (known: {known})")
@@ -314,3 +344,12 @@ def verify(
         finally:
             view.close()
     return results
+
+
+def _across(make_env: Callable[[], Env], tape: Tape, tolerance: Optional[int], owner: str) -> Verdict:
+    """The neutral verdict of a tape from another platform: within the env's declared ulps."""
+    found = compare_eras(make_env, tape, name="the tape", here=machine.era_stamp(), tolerance=tolerance, owner=owner)
+    if not found.ok:
+        return Beyond("neutral", found.failure())
+    how = "bit for bit" if found.kind == "agrees" else found.kind[len("agrees ") :]
+    return Agreement("neutral", f"{how} ({found.rule}; {'; '.join(found.platforms)})")

@@ -22,7 +22,7 @@ REFUSABLE = ("clone_state", "restore_state")  # calls whose BridgeError leaves t
 
 
 def build(payload: Any) -> Tuple[Any, dict]:
-    from bridge.env import episode_bound
+    from bridge.episodes import episode_bound
     from bridge.loading import import_modules, importable_cwd, resolve  # the host's own imports
 
     importable_cwd()

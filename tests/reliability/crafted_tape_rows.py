@@ -127,7 +127,7 @@ TAPE_ROWS = [
         "format envbridge-tape/9",
         "format",
         tape_manifest_edit(format="envbridge-tape/9"),
-        f"tape manifest format must be one of ['envbridge-tape/1', 'envbridge-tape/2'], got 'envbridge-tape/9'. {FIX_T}",
+        f"tape manifest format must be one of ['envbridge-tape/1', 'envbridge-tape/2', 'envbridge-tape/3'], got 'envbridge-tape/9'. {FIX_T}",
     ),
     Row(
         "t-step-api",

@@ -69,7 +69,7 @@ def test_from_dm_env_is_a_lazy_name_of_bridge():
 def test_the_episode_bound_of_dm_controls_time_limit_reaches_every_consumer():
     """DreamerV2's training fits its prefill to it (tests/adapters/dreamerv2/test_dreamerv2_episodes.py);
     a host passes it on."""
-    from bridge.env import episode_bound
+    from bridge.episodes import episode_bound
     from bridge.loading import resolve
 
     env = load_env("dm_control:cartpole-swingup")
