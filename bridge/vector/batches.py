@@ -6,7 +6,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from bridge.errors import BatchError, ContractError, SpecError, error
+from bridge.errors import BatchError, ContractError, NotABatchError, SpecError, error
 from bridge.spaces.base import Mismatch, _describe
 
 __all__ = [
@@ -84,11 +84,13 @@ def batch_problem(invalid: Any, actions: Any, num_envs: int, path: str = "action
 
 
 def refuse_batch(invalid: Any, actions: Any, num_envs: int, path: str = "actions") -> None:
-    """:func:`batch_problem` raised: a wrong batch size is a BatchError (also a ValueError), a bad
-    slot a ContractError."""
+    """:func:`batch_problem` raised: a wrong batch size is a BatchError (also a ValueError; one
+    action without a leading axis a NotABatchError, also a TypeError), a bad slot a ContractError."""
     found = batch_problem(invalid, actions, num_envs, path)
     if found is not None:
         kind = BatchError if found[1].startswith("hold one action per env") else ContractError
+        if kind is BatchError and batch_size(actions) < 0:
+            kind = NotABatchError  # one action, no batch: Gymnasium raises TypeError there
         raise error(kind, *found)
 
 
