@@ -5,26 +5,31 @@ RLlib's remote env runners.
 ``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), an
 env of another framework as ``scheme:id`` (:data:`SCHEMES`: ``gymnasium:CartPole-v1``,
 ``gym:CartPole-v1``, ``dm_control:cartpole-swingup``, and ``gym:module:Class`` for a class of that
-framework; the rest and the make kwargs go to that framework's importer), a factory, a
-:class:`bridge.Env` class or instance, a gym, Gymnasium or dm_env env class or instance (or a factory
-of one: each goes through its importer, :data:`FOREIGN`), and (for batched exports) a
-:class:`bridge.VectorEnv` class or instance; it says whether it built the env (so a refused export
-closes what it built, never the caller's env). ``wrappers`` (``module:Class`` or classes, innermost
-first) wrap the env as its framework builds it, and ``import_options`` (``drop_keys``, ...) go to the
-importer: the command line's ``--wrapper`` and ``--drop-key``, the host's ``remote(wrappers=,
-import_options=)``, all through :class:`Source`. :func:`load_env` is the same for a string alone.
+framework; the rest and the make kwargs go to that framework's importer), a file an importer of
+:data:`SUFFIXES` builds (``path/to/createEnv.m``: a MATLAB function that returns an rlFunctionEnv,
+run by GNU Octave), a factory, a :class:`bridge.Env` class or instance, a gym, Gymnasium or dm_env
+env class or instance (or a factory of one: each goes through its importer,
+:data:`bridge.foreign.FOREIGN`), and (for batched exports) a :class:`bridge.VectorEnv` class or
+instance; it says whether it built the env (so a refused export closes what it built, never the
+caller's env). ``wrappers`` (``module:Class`` or classes, innermost first) wrap the env as its
+framework builds it, and ``import_options`` (``drop_keys``, ...) go to the importer: the command
+line's ``--wrapper`` and ``--drop-key``, the host's ``remote(wrappers=, import_options=)``, all
+through :class:`Source`. :func:`load_env` is the same for a string alone.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import os
 import sys
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 from bridge import runtimes
 from bridge.env import Env
-from bridge.errors import BridgeError, ContractError, SpecError, error, message
-from bridge.registry import import_user_module, make, registry, suggestion
+from bridge.errors import BridgeError, ContractError, MissingDependencyError, SpecError, close_beside, error, message
+from bridge.foreign import FOREIGN, foreign_importer, import_with, load_wrapper
+from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
 from bridge.user_modules import FORMS as _FORMS
 from bridge.user_modules import import_modules, importable_cwd, load_attribute
 from bridge.vector import VectorEnv
@@ -39,6 +44,7 @@ __all__ = [
     "Source",
     "SOURCES",
     "SCHEMES",
+    "SUFFIXES",
     "FOREIGN",
 ]
 
@@ -56,13 +62,9 @@ SCHEMES: Dict[str, str] = {
     "dm_control": "bridge.adapters.dm_env.importer:from_dm_control",
 }
 
-# framework (top-level module) -> (its env base class, the importer of its envs). Read from
-# sys.modules only: an env object of a framework means that framework is imported already.
-FOREIGN: Dict[str, Tuple[str, str]] = {
-    "gymnasium": ("Env", SCHEMES["gymnasium"]),
-    "gym": ("Env", SCHEMES["gym"]),
-    "dm_env": ("Environment", "bridge.adapters.dm_env.importer:from_dm_env"),
-}
+# a file suffix -> "module:attr" of the importer that builds an env from the file (with the make
+# kwargs), loaded on first use: a MATLAB function that creates an rlFunctionEnv, run by Octave
+SUFFIXES: Dict[str, str] = {".m": "bridge.adapters.matlab.octave.source:from_m_file"}
 
 _NAMES = f"a registered id, {_FORMS}"
 
@@ -73,6 +75,8 @@ def env_source(name: str) -> Any:
         raise SpecError(message("env", f"be {_NAMES}", repr(name), "Pass e.g. envbridge/GridWorld-v0"))
     if name in registry:
         return name
+    if os.path.splitext(name)[1] in SUFFIXES:
+        return Source(name)
     if ":" not in name:
         known = suggestion(name)
         known += "" if known.endswith("?") else "."
@@ -110,75 +114,38 @@ class Source:
         self.name, self.wrappers, self.import_options = name, tuple(wrappers), dict(import_options or {})
 
     def __call__(self, **kwargs: Any) -> Any:
+        suffix = os.path.splitext(self.name)[1]
+        if suffix in SUFFIXES:  # a file an importer builds (a MATLAB .m function)
+            return import_with(SUFFIXES[suffix], self.name, kwargs, self.import_options, self.wrappers, self.name)
         scheme, _, rest = self.name.partition(":")
         if scheme not in SCHEMES:
             return resolve(self.name, kwargs, wrappers=self.wrappers, import_options=self.import_options)[0]
         importer = SCHEMES[scheme]
         if scheme != "dm_control" and ":" in rest:  # gym:module:Class (or gymnasium:package:Id-v0)
-            found = _scheme_attribute(rest)
+            found = _scheme_attribute(rest, self.name)
             if found is not None:
                 return resolve(found, kwargs, wrappers=self.wrappers, import_options=self.import_options)[0]
-        return _import(importer, rest, kwargs, self.import_options, self.wrappers, self.name)
+        return import_with(importer, rest, kwargs, self.import_options, self.wrappers, self.name)
 
     def __repr__(self) -> str:
         return f"Source({self.name!r}, wrappers={list(self.wrappers)}, import_options={self.import_options})"
 
 
-def _scheme_attribute(rest: str) -> Any:
+def _scheme_attribute(rest: str, named: str) -> Any:
     """The class or factory ``module:attr`` names after a scheme, or None when ``attr`` is an id of the
     framework's registry (``gymnasium:minigrid:MiniGrid-Empty-5x5-v0``: the module registers it)."""
-    where = rest.rpartition(":")[0]
-    top = where.split(".")[0]
-    missing = f"Check the spelling, or install it. {runtimes.package_hint(top)}"
-    module = where if where.endswith(".py") else import_user_module(where, f"the package of {rest}", missing)
-    attr = rest.rpartition(":")[2]
-    if isinstance(module, str) or hasattr(module, attr.split(".")[0]):
+    where, _, attr = rest.rpartition(":")
+    if where.endswith(".py"):
         return load_attribute(rest)
-    return None
-
-
-def foreign_importer(obj: Any) -> Optional[str]:
-    """The importer (``"module:function"``) of ``obj``, an env instance or class of a framework in
-    :data:`FOREIGN`; None for anything else."""
-    for module, (base, importer) in FOREIGN.items():
-        framework = sys.modules.get(module)
-        cls = getattr(framework, base, None)
-        if isinstance(cls, type) and (isinstance(obj, cls) or (isinstance(obj, type) and issubclass(obj, cls))):
-            return importer
-    return None
-
-
-def _import(
-    importer: str, env_or_id: Any, kwargs: Dict[str, Any], options: Dict[str, Any], wrappers: Sequence[Any], named: Any
-) -> Env:
-    """The neutral env ``importer`` makes of ``env_or_id`` (an id with make ``kwargs``, or a foreign
-    env), with the importer ``options`` and the ``wrappers`` it applies to the foreign env."""
-    function = runtimes.load(importer)
-    takes = {n for n, p in inspect.signature(function).parameters.items() if p.kind is p.KEYWORD_ONLY}
-    extra = dict(options)
-    if wrappers:
-        extra["wrappers"] = [_wrapper(w) for w in wrappers]
-    unknown = sorted(set(extra) - takes)
-    if unknown:
-        kind = importer.rpartition(":")[2]
-        expectation = f"be ones {kind} takes ({', '.join(sorted(takes)) or 'none'})"
-        fix = "Drop them, or apply the wrapper inside a factory of yours"
-        raise error(SpecError, f"the import options of {_name(named)}", expectation, unknown, fix)
-    return function(env_or_id, **extra, **kwargs)
-
-
-def _wrapper(wrapper: Any) -> Any:
-    """A wrapper class (or function of the env) from ``module:Class``, ``file.py:Class`` or itself."""
-    if callable(wrapper):
-        return wrapper
-    if not isinstance(wrapper, str) or ":" not in wrapper:
-        fix = "Pass e.g. --wrapper minigrid.wrappers:ImgObsWrapper"
-        raise error(SpecError, "wrapper", f"be a class or {_FORMS}", repr(wrapper), fix)
-    found = load_attribute(wrapper, f"Check the spelling, or install it. {runtimes.package_hint(wrapper)}")
-    if not callable(found):
-        fix = "Point at a wrapper class, or a function that takes the env and returns the wrapped env"
-        raise error(SpecError, f"wrapper {wrapper}", "be a class or a function", type(found).__name__, fix)
-    return found
+    try:
+        module = importlib.import_module(where)
+    except Exception as e:
+        absent = _missing_dependency(e, named)
+        if absent is not None:  # MiniGrid not installed: its extra and pip line
+            raise absent from e
+        import_user_module(where, f"the package of {named}")  # any other failure, named as for --import
+        raise
+    return load_attribute(rest) if hasattr(module, attr.split(".")[0]) else None
 
 
 def load_env(name: Any) -> Env:
@@ -214,6 +181,8 @@ def resolve(
     if isinstance(source, str):
         target = env_source(source)
         if isinstance(target, str):
+            if kwargs and target in registry:
+                _check_kwargs(load_entry_point(registry[target].entry_point), kwargs, subject)
             return _neutral(make(target, **kwargs), True, wrappers, options, source)
         if isinstance(target, Source) and (wrappers or options):
             target = Source(target.name, wrappers, options)
@@ -228,7 +197,7 @@ def resolve(
         if isinstance(source, kinds):
             return _neutral(source, False, wrappers, options, source)
         # a foreign instance: the neutral env over it is new, but what it wraps stays the caller's
-        return _import(foreign_importer(source), source, {}, options, wrappers, source), False
+        return import_with(foreign_importer(source), source, {}, options, wrappers, _name(source)), False
     return _built(source, kwargs, subject, batch, num_envs, wrappers, options, source)
 
 
@@ -252,20 +221,22 @@ def _built(
             raise error(SpecError, subject, "be a single env", f"the VectorEnv class {source.__name__}", fix)
         if num_envs is not None:
             kwargs.setdefault("num_envs", num_envs)
+    _check_kwargs(source, kwargs, subject)
     env = _call(source, kwargs, named)
     importer = foreign_importer(env)
     if importer is not None and not isinstance(env, type):
         try:
-            return _import(importer, env, {}, options, wrappers, named), True
+            return import_with(importer, env, {}, options, wrappers, _name(named)), True
         except BaseException:
             env.close()  # built here and refused: nothing left open
             raise
     if not isinstance(env, kinds):
+        refusal = _not_a_source(subject, f"a {type(env).__name__} from {_name(named)}()", batch)
         env_close = getattr(env, "close", None)
         if isinstance(env, (Env, VectorEnv)) and callable(env_close):
-            env_close()  # a VectorEnv where one env was wanted: refused, nothing left open
-        got = f"a {type(env).__name__} from {_name(named)}()"
-        raise _not_a_source(subject, got, batch)
+            # a VectorEnv where one env was wanted: refused, nothing left open (a close error goes beside)
+            close_beside(refusal, env_close, f"the {type(env).__name__} {_name(named)}() built")
+        raise refusal
     return _neutral(env, True, wrappers, options, named)
 
 
@@ -283,7 +254,7 @@ def _neutral(env: Any, built: bool, wrappers: Sequence[Any], options: Dict[str, 
                 fix,
             )
         for wrapper in wrappers:
-            wrap = _wrapper(wrapper)
+            wrap = load_wrapper(wrapper)
             env = _wrap(wrap, env)
     except BaseException:
         if built:
@@ -309,6 +280,26 @@ def _wrap(wrap: Any, env: Any) -> Any:
     return wrapped
 
 
+def _check_kwargs(factory: Any, kwargs: Dict[str, Any], subject: str) -> None:
+    """Refuse keyword arguments ``factory`` (a class or function) does not take, before calling it:
+    its own TypeError would come from inside the user's ``__init__`` (RLlib's env_config
+    ``{"nope": 1}`` reached ``GridWorld.__init__``). A factory with ``**kwargs`` takes anything."""
+    if not kwargs:
+        return
+    try:
+        params = list(inspect.signature(factory).parameters.values())
+    except (TypeError, ValueError):  # a callable without a signature: its call speaks for itself
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = sorted(k for k in kwargs if k not in names)
+    if unknown:
+        takes = f"{_name(factory)} takes ({', '.join(names)})" if names else f"{_name(factory)} takes (none)"
+        fix = "Pass only those (the make kwargs, or RLlib's env_config)"
+        raise error(SpecError, f"{subject} kwargs", f"be keyword arguments {takes}", unknown, fix)
+
+
 def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
     """Call the user's class or factory; what it raises is named, its traceback chained."""
     try:
@@ -320,6 +311,9 @@ def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
         got = f"sys.exit({e.code!r})"
         raise error(ContractError, f"env factory {_name(named)}", "build the env without exiting", got, fix) from e
     except Exception as e:
+        absent = _missing_dependency(e, named)
+        if absent is not None:  # an env package not installed where the env is built (e.g. in a host)
+            raise absent from e
         fix = "Fix the factory; its exception and traceback are chained as __cause__"
         raise error(
             ContractError,
@@ -328,6 +322,21 @@ def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
             f"{type(e).__name__}: {e}",
             fix,
         ) from e
+
+
+def _missing_dependency(e: BaseException, named: Any) -> Optional[MissingDependencyError]:
+    """The MissingDependencyError naming the package ``e`` did not find, this interpreter and the
+    pip line that installs it (an env package's extra); None when ``e`` is no missing module."""
+    missing = runtimes.missing_package(e) if isinstance(e, ImportError) else ""
+    if not missing:
+        return None
+    return error(  # type: ignore[return-value]
+        MissingDependencyError,
+        f"the package {missing!r}",
+        f"be installed in {sys.executable} for env {_name(named)}",
+        f"{type(e).__name__}: {e}",
+        runtimes.env_package_hint(missing),
+    )
 
 
 def _name(source: Any) -> str:

@@ -47,6 +47,10 @@ def import_file(path: str) -> Any:
         pass  # a FIFO, a directory or a device named x.py is refused by what it is (never opened blocking)
     folder, stem = os.path.split(os.path.abspath(path))
     stem = stem[: -len(".py")]
+    if "." in stem:  # import_module("dotted.name") looks for a package "dotted": "No module named 'dotted'"
+        fix = f"Rename the file without the dot, e.g. {stem.replace('.', '_')}.py"
+        got = f"{os.path.basename(path)!r} (Python reads a dot in a module name as a package)"
+        raise SpecError(message("env file name", "be importable as one module (no dot before .py)", got, fix))
     if folder not in sys.path:
         sys.path.append(folder)  # after the installed packages, as importable_cwd
     module = import_user_module(stem, f"env file {path}")

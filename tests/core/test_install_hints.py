@@ -11,17 +11,13 @@ from bridge.compat import install_hint
 from bridge import runtimes
 
 LEGACY_LINE = "pip install 'envbridge[legacy]' && pip install --no-deps dreamerv2==2.2.0"
-# in either era: RLlib's own venv, never the modern one (its gymnasium pin would move)
-RLLIB = (
-    "The rllib runtime gets its own Python 3.11 environment (ray[rllib] 2.60.0 pins gymnasium 1.2.2, so it must not "
-    "go into this one): python3.11 -m venv .venv-rllib && . .venv-rllib/bin/activate && pip install "
-    "'envbridge[rllib]' torch==2.13.0"
-)
+# RLlib's own venv, never the modern one (its gymnasium pin would move)
+RLLIB = "pip install 'envbridge[rllib]' torch==2.13.0 in its own venv, .venv-rllib (ray pins gymnasium 1.2.2)"
 HINTS = {
     (3, 11): {
         "gymnasium": "Run: pip install 'envbridge[gymnasium]'",
         "sb3": "Run: pip install 'envbridge[sb3]' torch==2.13.0",
-        "rllib": RLLIB,
+        "rllib": f"Run: {RLLIB}",
         "gym": "The gym runtime belongs to the legacy era (Python 3.9); this is Python 3.11. In a Python 3.9 "
         f"environment run: {LEGACY_LINE}",
         "dreamerv2": "The dreamerv2 runtime belongs to the legacy era (Python 3.9); this is Python 3.11. In a "
@@ -34,7 +30,8 @@ HINTS = {
         "Python 3.11 environment run: pip install 'envbridge[gymnasium]'",
         "sb3": "The sb3 runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
         "environment run: pip install 'envbridge[sb3]' torch==2.13.0",
-        "rllib": RLLIB,
+        "rllib": "The rllib runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
+        f"environment run: {RLLIB}",
         "gym": f"Run: {LEGACY_LINE}",
         "dreamerv2": f"Run: {LEGACY_LINE}",
         "dm_env": "The dm_env runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
@@ -74,3 +71,36 @@ def test_from_gymnasium_without_gymnasium_raises_the_eras_hint():
     )
     with raises_exactly(MissingDependencyError, text):
         bridge.from_gymnasium("CartPole-v1")
+
+
+@pytest.mark.parametrize("version", sorted(HINTS), ids=lambda v: f"py{v[0]}{v[1]}")
+def test_an_env_package_names_its_extra_and_this_interpreter(version, monkeypatch):
+    monkeypatch.setattr(sys, "version_info", (*version, 0, "final", 0))
+    hints = {module: install_hint(f"{module}.sub") for module in ("minigrid", "ale_py", "dm_control", "mujoco")}
+    extras = {"minigrid": "gymnasium-envs", "ale_py": "atari", "dm_control": "dm", "mujoco": "dm"}
+    if version == (3, 11):
+        assert hints == {m: f"Run: {sys.executable} -m pip install 'envbridge[{e}]'" for m, e in extras.items()}
+    else:
+        assert hints == {
+            m: f"The package {m} belongs to the modern era (Python 3.11); this is Python 3.9. Host the env in a "
+            "Python 3.11 environment (--host-python modern, or bridge.remote(..., python='modern')) where you run: "
+            f"pip install 'envbridge[{e}]'"
+            for m, e in extras.items()
+        }
+
+
+def test_a_factory_missing_a_package_names_this_interpreter_and_the_pip_line(tmp_path, monkeypatch):
+    from support import raises_exactly
+
+    from bridge.errors import MissingDependencyError
+    from bridge.loading import load_env
+
+    (tmp_path / "needs_pkg.py").write_text("def env():\n    import envbridge_test_absent.sub\n")
+    monkeypatch.chdir(tmp_path)
+    with raises_exactly(
+        MissingDependencyError,
+        f"the package 'envbridge_test_absent' must be installed in {sys.executable} for env needs_pkg.py:env, got "
+        "ModuleNotFoundError: No module named 'envbridge_test_absent'. "
+        f"Run: {sys.executable} -m pip install envbridge_test_absent.",
+    ):
+        load_env("needs_pkg.py:env")

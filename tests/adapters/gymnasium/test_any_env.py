@@ -172,9 +172,9 @@ def test_a_missing_package_names_its_extra_and_pip_line(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "minigrid", None)  # as if not installed
     assert main(["check", MINIGRID]) == 2
     assert capsys.readouterr().err == (
-        "envbridge check: SpecError: the package of minigrid:MiniGrid-Empty-5x5-v0 must be importable, got "
-        "'minigrid' (import of minigrid halted; None in sys.modules). Check the spelling, or install it. Run: pip "
-        "install 'envbridge[gymnasium-envs]' (the gymnasium-envs extra brings minigrid).\n"
+        f"envbridge check: MissingDependencyError: the package 'minigrid' must be installed in {sys.executable} for "
+        f"env {MINIGRID}, got ModuleNotFoundError: import of minigrid halted; None in sys.modules. Run: "
+        f"{sys.executable} -m pip install 'envbridge[gymnasium-envs]'.\n"
     )
 
 

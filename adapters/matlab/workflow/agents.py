@@ -4,24 +4,28 @@
 Importing this module needs numpy and bridge only; building an agent needs SB3 (the modern era),
 and without it is the house MissingDependencyError naming the era and the extra. ``getAction``
 speaks MATLAB values (finite-set elements, [4 1] columns) and returns a list, as MATLAB's cell
-array; ``save`` / ``load`` keep an agent in one SB3 zip file (loading unpickles: load your own files).
+array. ``save`` / ``load`` (:mod:`.agent_files`) keep an agent in one SB3 zip file.
 """
 
 from __future__ import annotations
 
 import copy
 import math
-import os
 from typing import Any, List, Optional
 
 import numpy as np
-from bridge.adapters.matlab.agent_options import OPTIONS_OF, _Options, rlAgentInitializationOptions, sb3_settings
 from bridge.adapters.matlab.datatypes import matlab_size
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import action_channels, observation_channels, rlFunctionEnv
+from bridge.adapters.matlab.workflow.agent_options import (
+    OPTIONS_OF,
+    _Options,
+    rlAgentInitializationOptions,
+    sb3_settings,
+)
 from bridge.compat import optional_import
 
-from bridge import spaces
+from bridge import arguments, spaces
 from bridge.errors import SpecError, error
 from bridge.spaces import _describe_value
 
@@ -34,12 +38,11 @@ __all__ = [
     "rlTD3Agent",
     "rlDDPGAgent",
     "getAction",
-    "save",
-    "load",
 ]
 
 _FINITE_ONLY, _NUMERIC_ONLY = ("rlDQNAgent",), ("rlSACAgent", "rlTD3Agent", "rlDDPGAgent")
 _META = "envbridge_matlab"  # the attribute SB3 saves with the model
+SEED_HIGH = 2**32 - 1  # SB3 seeds numpy's legacy global generator, which takes at most this
 
 
 def sb3(purpose: str) -> Any:
@@ -80,6 +83,7 @@ class Agent:
     """
 
     def __init__(self, kind: str, observationInfo: Any, actionInfo: Any, *options: Any, seed: Optional[int] = None):
+        seed = arguments.seed(seed, f"{kind} seed", high=SEED_HIGH)  # first: it is no option's fault
         self.kind = kind
         opts_class, self.algorithm = OPTIONS_OF[kind]
         init, opts = rlAgentInitializationOptions(), opts_class()
@@ -337,64 +341,3 @@ def _refuse_nan(neutral: Any, subject: str) -> None:
                 f"NaN at index {at} of a value of size {matlab_size(array.shape)}",
                 "Pass the observation the environment returned, with every element a number",
             )
-
-
-def save(filename: str, agent: Agent) -> str:
-    """``save(filename, "agent")``: one SB3 zip holding the model, the specs and the options."""
-    agent = _check_agent(agent, "save agent")
-    setattr(agent.model, _META, agent._meta())
-    agent.model.save(filename)
-    return filename if filename.endswith(".zip") else filename + ".zip"
-
-
-def _what_is(path: str) -> str:
-    if os.path.isdir(path):
-        return "a folder"
-    return "not a regular file" if os.path.exists(path) else "no such file"
-
-
-def load(filename: str) -> Agent:
-    """``load(filename)``: the agent :func:`save` wrote (the file is unpickled: load your own files)."""
-    sb3("load of an agent")
-    import zipfile
-
-    from stable_baselines3.common.save_util import load_from_zip_file
-
-    if isinstance(filename, str) and not os.path.isfile(filename) and os.path.isfile(filename + ".zip"):
-        filename += ".zip"  # as save named it
-    if not isinstance(filename, str) or not os.path.isfile(filename):
-        raise error(
-            SpecError,
-            "load file",
-            "be an existing file written by save(filename, agent)",
-            repr(filename) if not isinstance(filename, str) else f"{filename!r} ({_what_is(filename)})",
-            "Pass the path save returned (it ends in .zip)",
-        )
-    try:
-        data, _, _ = load_from_zip_file(filename, device="cpu")
-    except (zipfile.BadZipFile, ValueError, KeyError, EOFError) as e:
-        raise error(
-            SpecError,
-            "load file",
-            "be an agent written by save(filename, agent)",
-            f"{filename!r} ({type(e).__name__}: {e})",
-            "Load a file this facade saved",
-        ) from None
-    meta = (data or {}).get(_META)
-    if not isinstance(meta, dict):
-        raise error(
-            SpecError,
-            "load file",
-            "be an agent written by save(filename, agent)",
-            filename,
-            "Load it with stable_baselines3 directly, or save the agent with this facade",
-        )
-    agent = Agent.__new__(Agent)
-    agent.kind = meta["kind"]
-    agent.algorithm = OPTIONS_OF[agent.kind][1]
-    agent.AgentOptions, agent.InitializationOptions = meta["AgentOptions"], meta["InitializationOptions"]
-    agent._specs(meta["ObservationInfo"], meta["ActionInfo"])
-    kwargs, extras = sb3_settings(agent.kind, agent.AgentOptions, agent.InitializationOptions, agent._half_range())
-    agent.model = agent._build(kwargs, extras, None)  # the export, the settings; then the saved weights and state
-    agent.model = getattr(sb3(agent.kind), agent.algorithm).load(filename, env=agent._export, device="cpu")
-    return agent

@@ -1,7 +1,7 @@
 """``rlTrainingOptions``, ``train`` and the training statistics MATLAB returns.
 
 numpy and bridge only at import (both eras). ``train`` reaches SB3 lazily (the episode loop lives
-in :mod:`bridge.adapters.matlab.training_loop`, which only ``train`` imports); without SB3 it is
+in :mod:`bridge.adapters.matlab.workflow.training_loop`, which only ``train`` imports); without SB3 it is
 the house MissingDependencyError naming the era and the extra. Every stop criterion is checked at
 the end of each episode, in the order episodes end, and training stops at exactly the episode
 where it is first met, as MATLAB counts.
@@ -14,9 +14,10 @@ import os
 from typing import Any, Dict, Optional
 
 import numpy as np
-from bridge.adapters.matlab.agents import Agent, sb3
-from bridge.adapters.matlab.option_values import checked
+from bridge.adapters.matlab.workflow.agents import SEED_HIGH, Agent, sb3
+from bridge.adapters.matlab.workflow.option_values import checked
 
+from bridge import arguments
 from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import SpecError, error
 from bridge.spaces import _describe_value
@@ -145,14 +146,18 @@ def _training_env(env: Any, opts: rlTrainingOptions) -> Any:
                 f"Build it with MaxStepsPerEpisode={opts.MaxStepsPerEpisode}",
             )
         return env
-    if isinstance(env, Env):
-        return TimeLimit(env, opts.MaxStepsPerEpisode)
+    return TimeLimit(env, opts.MaxStepsPerEpisode)
+
+
+def _check_env(env: Any) -> None:
+    """An environment object, refused in MATLAB's terms before anything reads its specs."""
+    if isinstance(env, (Env, VectorEnv)):
+        return
+    fix = "Pass the environment object"
+    if isinstance(env, str):  # an id: MATLAB's train takes the env itself, never its name
+        fix = f"Build it first, e.g. env = bridge.make({env!r}), and pass env"
     raise error(
-        SpecError,
-        "train env",
-        "be an rlFunctionEnv, an rlFunctionVectorEnv or a bridge.Env",
-        _describe_value(env),
-        "Pass the environment object",
+        SpecError, "train env", "be an rlFunctionEnv, an rlFunctionVectorEnv or a bridge.Env", _describe_value(env), fix
     )
 
 
@@ -260,9 +265,11 @@ def train(agent: Agent, env: Any, opts: Optional[rlTrainingOptions] = None, *, s
             _describe_value(opts),
             "Build them with rlTrainingOptions()",
         )
+    seed = arguments.seed(seed, "train seed", high=SEED_HIGH)
+    _check_env(env)
     env = _same_specs(agent, env)
     _check_directories(opts)
-    from bridge.adapters.matlab.training_loop import run
+    from bridge.adapters.matlab.workflow.training_loop import run
 
     rows, reason, elapsed = run(agent, _training_env(env, opts), opts, seed)
     return TrainingStatistics(rows, opts, reason, elapsed)

@@ -1,4 +1,4 @@
-"""The episode loop of :func:`bridge.adapters.matlab.training.train`, on SB3 (imported only by ``train``).
+"""The episode loop of :func:`bridge.adapters.matlab.workflow.training.train`, on SB3 (imported only by ``train``).
 
 An SB3 callback plays MATLAB's Episode Manager: it keeps each episode's reward, steps and Q0 in
 the order episodes end, checks the stop and save criteria after every episode and stops SB3 at
@@ -12,8 +12,9 @@ import time
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
-from bridge.adapters.matlab.agents import Agent, save, sb3
-from bridge.adapters.matlab.progress import TrainingProgress
+from bridge.adapters.matlab.workflow.agent_files import save
+from bridge.adapters.matlab.workflow.agents import Agent, sb3
+from bridge.adapters.matlab.workflow.progress import TrainingProgress
 
 sb3("train (the MATLAB facade trains with SB3)")
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402

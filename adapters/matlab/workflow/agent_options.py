@@ -4,7 +4,7 @@
 numpy and bridge only (both eras). Every option is a value SB3 honours exactly, or a SpecError
 naming it: an option is never ignored. A name the facade does not know is refused the same way,
 and every value is checked against its declared type and range when it is set
-(:mod:`bridge.adapters.matlab.option_values`).
+(:mod:`bridge.adapters.matlab.workflow.option_values`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, Tuple
 
-from bridge.adapters.matlab.option_values import checked
+from bridge.adapters.matlab.workflow.option_values import checked
 
 from bridge.errors import SpecError, error
 from bridge.spaces import _describe_value
