@@ -212,3 +212,11 @@ def test_the_command_lines_source_is_plain_data():
     assert list(env.observation_space.keys()) == ["direction", "image"]
     assert env.observation_space["image"] == bridge.spaces.Image(56, 56, 3)
     env.close()
+
+
+def test_the_host_takes_the_command_lines_spelling(capsys):
+    """Without the wrapper the host refuses MiniGrid's mission; with it the hosted env passes the core check."""
+    argv = ["check", MINIGRID, "--target", "core", "--host-python", sys.executable]
+    assert main(argv) == 2 and "got MissionSpace" in capsys.readouterr().err
+    assert main([*argv, "--wrapper", "minigrid.wrappers:ImgObsWrapper"]) == 0
+    assert "core       pass" in capsys.readouterr().out
