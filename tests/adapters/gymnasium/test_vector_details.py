@@ -70,3 +70,24 @@ def test_sb3_set_attr_of_one_env_of_a_batched_simulator_is_refused_not_applied_t
     vec.set_attr("max_episode_steps", 10)
     assert vec.get_attr("max_episode_steps", indices=[2]) == [10]
     vec.close()
+
+
+def test_the_action_of_a_sub_env_a_next_step_autoreset_resets_is_ignored_as_gymnasium_does():
+    # Gymnasium's SyncVectorEnv (next-step mode) resets an ended sub-env on the next step and never
+    # reads its action; the export checks only the sub-envs that step
+    import bridge
+
+    def make(cap):
+        return lambda: bridge.TimeLimit(bridge.examples.GridWorld(), cap)
+
+    export = to_gymnasium_vector(bridge.SyncVectorEnv([make(1), make(5)]))
+    export.reset(seed=0)
+    _, _, _, truncated, _ = export.step(np.array([0, 0]))
+    assert truncated.tolist() == [True, False]
+    export.step(np.array([99, 0]))  # sub-env 0 resets: its action is not read
+    export.step(np.array([0, 0]))
+    with raises_exactly(
+        bridge.ContractError,
+        "actions[1] must lie in [0, 3], got 99. Sample from env.action_space or clip the action into its bounds.",
+    ):
+        export.step(np.array([0, 99]))  # sub-env 0 resets again, sub-env 1 steps: its action is checked
