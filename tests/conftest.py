@@ -10,6 +10,9 @@ folders ``SB3-<date>``, multiprocessing's ``pymp-*``, TensorFlow's and matplotli
 point there, and ``MPLCONFIGDIR`` (matplotlib's font cache, else written to ~/.cache) points to a
 folder beside it. This happens in ``pytest_sessionstart``, before any test module is imported;
 pytest keeps the folder with its basetemp (the last 3 runs), so a run's files can still be read.
+Where that folder's path is too long for Ray's socket paths (AF_UNIX's 107 bytes: a long user name,
+or --basetemp), Ray gets ``RAY_TMPDIR``, a short ``ray-*`` folder in /tmp, removed at the end of the
+session after stopping a Ray instance a test left running.
 
 At the end of the session the run FAILS (exit status 1, a "leftovers" section in the summary that
 names each entry and the tests to look at) when the temp root it started with (normally /tmp), or
@@ -32,6 +35,8 @@ import fnmatch
 import gc
 import os
 import secrets
+import shutil
+import sys
 import tempfile
 import time
 from typing import Dict, List, Set, Tuple
@@ -52,6 +57,7 @@ TEMP_LEFTOVERS: List[Tuple[str, str]] = [
     ("ray*", RAY),
     ("pymp-*", "multiprocessing's folder: the tests that start worker processes (tests/reliability, SubprocVecEnv)"),
     ("matplotlib-*", "matplotlib's cache: the CLI tests that plot a learning curve (tests/adapters/*/test_*cli*)"),
+    ("torchinductor_*", "torch's compile cache (torch makes it on import): the tests that import SB3 or RLlib"),
     # tempfile's own names (8 random characters): a folder, or TensorFlow's autograph module
     ("tmp????????", "a temporary folder made past TMPDIR (a subprocess started with an environment of its own)"),
     ("tmp????????.py", "TensorFlow's autograph module written past TMPDIR: tests/adapters/dreamerv2"),
@@ -62,9 +68,13 @@ SHM_LEFTOVERS: List[Tuple[str, str]] = [
 ]
 # an existing /tmp/ray (another Ray user's) is not new: its new sessions are compared instead
 RAY_LEFTOVERS: List[Tuple[str, str]] = [("session_*", RAY)]
+# Ray refuses a socket path longer than AF_UNIX allows; its longest one below its temp dir:
+RAY_SOCKET = "/ray/session_2026-01-01_00-00-00_000000_4194304/sockets/plasma_store"
+AF_UNIX_MAX = 107
 _WATCHED = pytest.StashKey[Dict[str, List[Tuple[str, str]]]]()
 _BEFORE = pytest.StashKey[Dict[str, Set[str]]]()
 _REPORT = pytest.StashKey[List[str]]()
+_RAY_TMP = pytest.StashKey[str]()
 
 
 def _entries(folder: str) -> Set[str]:
@@ -82,13 +92,19 @@ def _watched() -> Dict[str, List[Tuple[str, str]]]:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    watched = session.config.stash[_WATCHED] = _watched()  # before TMPDIR moves
+    root = tempfile.gettempdir()  # before TMPDIR moves
+    watched = session.config.stash[_WATCHED] = _watched()
     session.config.stash[_BEFORE] = {folder: _entries(folder) for folder in watched}
     base = session.config._tmp_path_factory.getbasetemp()  # pytest's own basetemp (no public accessor)
     run_tmp, mpl = base / "tmp", base / "matplotlib"
     run_tmp.mkdir(exist_ok=True), mpl.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = tempfile.tempdir = str(run_tmp)
     os.environ["MPLCONFIGDIR"] = str(mpl)
+    if "RAY_TMPDIR" not in os.environ and len(str(run_tmp)) + len(RAY_SOCKET) > AF_UNIX_MAX:
+        # a long basetemp (a long user name, --basetemp): Ray would refuse its socket paths there, so it
+        # gets a short folder of its own in the temp root, removed at the end of the session
+        ray_tmp = session.config.stash[_RAY_TMP] = tempfile.mkdtemp(prefix="ray-", dir=root)
+        os.environ["RAY_TMPDIR"] = ray_tmp
 
 
 def _pid_running(pid: int) -> bool:
@@ -121,6 +137,12 @@ def _new(before: Dict[str, Set[str]], watched: Dict[str, List[Tuple[str, str]]])
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    ray_tmp = session.config.stash.get(_RAY_TMP, None)
+    if ray_tmp is not None:
+        ray = sys.modules.get("ray")
+        if ray is not None and ray.is_initialized():  # a test's instance still runs from there: stop it first
+            ray.shutdown()
+        shutil.rmtree(ray_tmp, ignore_errors=True)
     before, watched = session.config.stash[_BEFORE], session.config.stash[_WATCHED]
     gc.collect()  # a segment or temporary folder whose last reference is garbage goes now
     found = _new(before, watched)
