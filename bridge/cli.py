@@ -34,7 +34,10 @@ _COMMANDS = {
     "pins": "bridge.compat.pins:pins_command",
     "init tox": "bridge.compat.project:init_command",
 }
-ENV_HELP = "a registered id, module:attr, path/to/file.py:attr or " + " or ".join(f"{s}:ID" for s in SCHEMES)
+ENV_HELP = (
+    "a registered id, module:attr, path/to/file.py:attr, path/to/createEnv.m (a MATLAB function returning "
+    "an rlFunctionEnv) or " + " or ".join(f"{s}:ID" for s in SCHEMES)
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -154,6 +157,12 @@ def _parser() -> argparse.ArgumentParser:
     conform.add_argument(
         "--any-env", action="store_true", help="--verify a tape recorded under another env id (the spaces still match)"
     )
+    conform.add_argument(
+        "--states",
+        action="store_true",
+        help="--record the env's snapshots too: a replay elsewhere (another era, machine, or engine such as "
+        "Octave) then compares each step from the recorded state",
+    )
 
     pins = sub.add_parser("pins", help="print an era's pip constraints (shipped in the wheel), or their path")
     pins.add_argument(
@@ -200,7 +209,7 @@ def conform_command(args: argparse.Namespace) -> int:
             got = f"{args.record!r} ({type(e).__name__}: {e.strerror})"
             expectation = "name a file in a folder that exists or can be made"
             raise error(SpecError, "--record", expectation, got, "Pick another path") from e
-        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=name)
+        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=name, states=args.states)
         manifest = tape.save(args.record)
         print(
             f"recorded {len(tape.actions)} actions, {len(tape.entries)} entries of {args.env} "
@@ -211,7 +220,11 @@ def conform_command(args: argparse.Namespace) -> int:
     env_id = None if args.any_env else name  # the tape's label is checked unless the user opts out
     results = verify(lambda: load_env(args.env), tape, args.views, snapshot_at=len(tape.actions) // 3, env_id=env_id)
     print(f"envbridge conform: {args.env}, tape {args.verify} ({len(tape.actions)} actions, seed {tape.seed})")
-    elsewhere = differences(tape.platform, describe())
+    probe = load_env(args.env)  # the engine that runs its step (Python, or Octave for .m functions) is part of "where"
+    try:
+        elsewhere = differences(tape.platform, describe(probe))
+    finally:
+        probe.close()
     if elsewhere:  # the one rule: bit for bit on the platform of the recording, else within declared ulps
         print(f"  recorded elsewhere: {'; '.join(elsewhere)}")
         print(

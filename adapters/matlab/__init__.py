@@ -15,6 +15,7 @@ from bridge.adapters.matlab.describe import specs_from_space
 from bridge.adapters.matlab.export import MatlabEnv, to_matlab
 from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
 from bridge.adapters.matlab.function_env import rlFunctionEnv
+from bridge.adapters.matlab.octave.names import addpath, rmpath
 from bridge.adapters.matlab.specs import rlNumericSpec
 from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo, validateEnvironment
 from bridge.adapters.matlab.vector_env import rlFunctionVectorEnv
@@ -47,6 +48,8 @@ __all__ = [
     "rlNumericSpec",
     "rlFiniteSetSpec",
     "rlFunctionEnv",
+    "addpath",
+    "rmpath",
     "rlFunctionVectorEnv",
     "validateEnvironment",
     "getObservationInfo",

@@ -163,7 +163,7 @@ def compare_eras(
     try:
         theirs.check_replayable(env.observation_space, env.action_space)
         limit, attribute = declared_tolerance(env, tolerance, owner)
-        platforms = machine.differences(theirs.platform, machine.describe())
+        platforms = machine.differences(theirs.platform, machine.describe(env))
         result = EraComparison(name, here, limit, attribute, platforms)
         result.method = _method(theirs, env.determinism)
         result.structure = _other_actions(theirs, actions)

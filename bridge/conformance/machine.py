@@ -24,10 +24,14 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["describe", "differences", "era_stamp", "FIELDS"]
+__all__ = ["describe", "differences", "era_stamp", "engine_of", "FIELDS", "ENGINE"]
 
 # field -> how a difference in it is worded: (recorded, replayed); blas_source is how, not where
-FIELDS = ("python", "numpy", "blas", "blas_kernel", "cpu", "simd", "os")
+FIELDS = ("python", "numpy", "blas", "blas_kernel", "cpu", "simd", "os", "engine")
+# what runs an env's step unless the env names another (``env.unwrapped.engine``: an rlFunctionEnv
+# of .m functions says "GNU Octave 7.3.0", whose libm and BLAS are not numpy's); tapes made before
+# engines were recorded ran in Python
+ENGINE = "Python"
 _SIMD_PREFIXES = ("sse", "ssse", "avx", "fma", "f16c", "amx", "asimd", "neon", "sve", "vsx", "altivec")
 _CONFIG_SYMBOLS = ("openblas_get_config", "openblas_get_config64_", "scipy_openblas_get_config64_")
 _CORE_SYMBOLS = ("openblas_get_corename", "openblas_get_corename64_", "scipy_openblas_get_corename64_")
@@ -35,8 +39,21 @@ _CORE_SYMBOLS = ("openblas_get_corename", "openblas_get_corename64_", "scipy_ope
 _described: Optional[Dict[str, str]] = None
 
 
-def describe() -> Dict[str, str]:
-    """This interpreter and machine, as short strings (computed once per process)."""
+def engine_of(env: object) -> str:
+    """What runs ``env``'s step: its ``unwrapped.engine`` when it names one, else :data:`ENGINE`."""
+    engine = getattr(getattr(env, "unwrapped", env), "engine", None)
+    return engine if isinstance(engine, str) and engine else ENGINE
+
+
+def describe(env: object = None) -> Dict[str, str]:
+    """This interpreter and machine, as short strings, with the engine that runs ``env``'s step."""
+    found = _machine()
+    found["engine"] = engine_of(env)
+    return found
+
+
+def _machine() -> Dict[str, str]:
+    """This interpreter and machine (computed once per process)."""
     global _described
     if _described is None:
         blas, kernel, source = _blas()
@@ -67,10 +84,13 @@ def differences(recorded: Optional[Dict[str, str]], here: Dict[str, str]) -> Lis
         return ["recorded on a platform the tape does not name (it predates platform records)"]
     found = []
     for field in FIELDS:
-        theirs, mine = recorded.get(field, "unknown"), here.get(field, "unknown")
+        default = ENGINE if field == "engine" else "unknown"
+        theirs, mine = recorded.get(field, default), here.get(field, default)
         if theirs == mine:
             continue
-        if field == "blas_kernel":
+        if field == "engine":
+            found.append(f"the env's step ran in {theirs} where recorded, in {mine} here")
+        elif field == "blas_kernel":
             found.append(f"recorded with the {theirs} BLAS kernel, replayed with {mine}")
         elif field == "simd":
             only_there = sorted(set(theirs.split()) - set(mine.split()))
