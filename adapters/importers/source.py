@@ -29,7 +29,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 from bridge.adapters.importers.spaces import raise_space
 
-from bridge import values
+from bridge import runtimes, values
 from bridge.env import DETERMINISM, Env
 from bridge.errors import ContractError, SpecError, close_beside, error
 
@@ -279,6 +279,8 @@ def _made(framework: Any, env_id: str, make_kwargs: Dict[str, Any], subject: str
     except ImportError as e:  # "module:Id-v0" whose module does not import
         module = env_id.partition(":")[0] if ":" in env_id else env_id
         fix = f"Install the package that provides {module!r}, or check the module name before ':'"
+        if runtimes.missing_package(e) in runtimes.ENV_EXTRAS:  # e.g. minigrid: its extra, into this interpreter
+            fix = runtimes.env_package_hint(runtimes.missing_package(e))
         got = f"{type(e).__name__}: {str(e).split('. ')[0]}"  # gymnasium appends advice of its own
         raise error(SpecError, f"{subject} id {env_id!r}", "name a module that imports", got, fix) from e
     except Exception as e:  # the make kwargs (gymnasium's TimeLimit asserts) or the env's constructor
