@@ -137,10 +137,15 @@ class OctaveSession:
         self.padding = b""  # zeros after [code; byte count]: a message's first block is 1 + na doubles
         to_host_r, to_host_w = os.pipe()
         from_host_r, from_host_w = os.pipe()
-        start = f"addpath('{HOST_DIR}'); envbridge_host('/dev/fd/{to_host_r}', '/dev/fd/{from_host_w}', '{HOST_DIR}')"
+        host = HOST_DIR.replace("'", "''")  # an Octave string literal
+        start = f"addpath('{host}'); envbridge_host('/dev/fd/{to_host_r}', '/dev/fd/{from_host_w}', '{host}')"
         command = [program, "--norc", "--no-history", "--quiet", "--no-window-system", "--eval", start]
         try:
             self.process = _OctaveProcess(command, (to_host_r, from_host_w))
+        except BaseException:
+            os.close(to_host_w)
+            os.close(from_host_r)
+            raise
         finally:
             os.close(to_host_r)
             os.close(from_host_w)
