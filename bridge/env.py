@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from bridge import arguments
 from bridge import snapshot as _snapshot
 from bridge.errors import BridgeError, ContractError, SpecError, message
 from bridge.spaces import Space
@@ -180,10 +181,9 @@ class Env:
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         """Start an episode. Subclasses call ``super().reset(seed=seed)`` and return (obs, info)."""
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise SpecError(message("reset seed", "be a non-negative int or None", seed, "Pass e.g. seed=0"))
-            self._np_random = np.random.default_rng(int(seed))
-            self._np_random_seed = int(seed)
+            seed = arguments.seed(seed, "reset seed")
+            self._np_random = np.random.default_rng(seed)
+            self._np_random_seed = seed
         return None  # type: ignore[return-value]
 
     def step(self, action: Any) -> StepResult:

@@ -178,6 +178,8 @@ def array_checks(
                 return _lossy(path, x, dtype)
         elif integer and x.dtype.kind not in "iu":
             return (path, "have an integer dtype", f"dtype {x.dtype}", f"Cast it with .astype(np.{dtype})")
+        elif x.dtype.kind not in "biuf":  # strings, objects, records: not "values that round"
+            return (path, "hold numbers", f"dtype {x.dtype}", f"Cast it with .astype(np.{dtype})")
         elif not integer and not exact_cast(x, dtype):
             return _lossy(path, x, dtype)
         want = (x.shape[:1] + shape) if batch and x.ndim else shape

@@ -119,6 +119,8 @@ class ForeignEnv(Env):
             got = f"a tuple of {len(out)}" if type(out) is tuple else type(out).__name__
             raise error(ContractError, self._at_reset, "return (observation, info)", got, values.ENV_FIX)
         obs, info = out
+        if type(info) is not dict:
+            raise error(ContractError, f"{self._at_reset} info", "be a dict", type(info).__name__, values.ENV_FIX)
         rng = getattr(env.unwrapped, "np_random", None)
         if isinstance(rng, np.random.Generator):
             self._np_random = rng  # one Generator: the foreign env's, which its reset just seeded

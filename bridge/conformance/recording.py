@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 
+from bridge import arguments
 from bridge.conformance import machine
 from bridge.conformance.tape import Entry, Tape
 from bridge.env import Env
@@ -32,6 +33,10 @@ def record(
     replay it from the recorded state: after every entry for determinism "strong", after each reset
     and every :data:`CHECKPOINT` steps for "weak", none for "none" (it has no snapshots).
     """
+    seed = arguments.seed(seed, "conformance.record seed", optional=False)
+    if actions is None:
+        steps = arguments.count(steps, "conformance.record steps", low=1, example="steps=200")
+        action_seed = arguments.seed(action_seed, "conformance.record action_seed", name="action_seed")
     if isinstance(env, str):
         from bridge.registry import make
 

@@ -217,7 +217,8 @@ def replay(view: View, tape: Tape, *, snapshot_at: Optional[int] = None, detour:
     :class:`Failure` when the export raised mid-tape (naming where).
 
     With ``snapshot_at`` (an action index), the view snapshots there, runs ``detour`` tape actions
-    off the record, restores, and must then continue exactly as recorded (RNG included).
+    off the record, resets, restores, and must then continue exactly as recorded (RNG included);
+    a divergence after that names the restore in its ``where``.
     """
     try:
         return _replay(view, tape, snapshot_at, detour)
@@ -232,9 +233,9 @@ class _Mid(Exception):
 
 def _replay(view: View, tape: Tape, snapshot_at: Optional[int], detour: int) -> Verdict:
     kept: List[Tuple[str, Any, Any]] = []  # (where, returned object, copy at return time)
-    action_index = 0
+    action_index, restored = 0, ""
     for i, entry in enumerate(tape.entries):
-        where = f"reset after step {action_index - 1}" if i else "reset(seed)"
+        where = f"reset after step {action_index - 1}{restored}" if i else "reset(seed)"
         if entry.kind == "reset":
             obs = _call(where, view.reset, tape.seed if i == 0 else None)
             found = _compare_obs(tape, view.expected(entry.obs), obs)
@@ -244,7 +245,8 @@ def _replay(view: View, tape: Tape, snapshot_at: Optional[int], detour: int) -> 
             continue
         if snapshot_at is not None and action_index == snapshot_at:
             _call(f"the snapshot detour at step {action_index}", _detour, view, tape, action_index, detour)
-        where = f"step {action_index}"
+            restored = f" (after restore_state of the snapshot at step {action_index})"
+        where = f"step {action_index}{restored}"
         obs, reward, terminated, truncated = _call(where, view.step, tape.actions[action_index])
         action_index += 1
         found = _compare_obs(tape, view.expected(entry.obs), obs)
@@ -274,7 +276,11 @@ def _call(where: str, fn: Any, *args: Any) -> Any:
 
 
 def _detour(view: View, tape: Tape, start: int, length: int) -> None:
-    """Snapshot, wander ``length`` steps off the record, restore (views without snapshots skip)."""
+    """Snapshot, wander ``length`` steps off the record, reset, restore (views without snapshots skip).
+
+    The detour ends at a reset boundary: what ``reset()`` sets (a goal drawn at reset) is drawn
+    anew before the restore, so a snapshot that forgot it does not continue the recorded episode.
+    """
     try:
         snap = view.clone_state()
     except NotImplementedError:
@@ -283,6 +289,7 @@ def _detour(view: View, tape: Tape, start: int, length: int) -> None:
         _, _, terminated, truncated = view.step(action)
         if terminated or truncated:
             view.reset(None)
+    view.reset(None)
     view.restore_state(snap)
 
 

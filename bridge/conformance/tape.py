@@ -148,13 +148,13 @@ class Tape:
         if not isinstance(manifest, dict):
             raise ContractError(message("tape manifest", "be a JSON object", type(manifest).__name__, _RECORD))
         if manifest.get("format") not in FORMATS:
-            got = repr(manifest.get("format"))[:60]
+            got = safe_json.preview(manifest.get("format"))
             raise ContractError(message("tape manifest format", f"be one of {list(FORMATS)}", got, _RECORD))
         _check_manifest(manifest)  # a stranger's manifest: types first, so nothing below trips on them
         step_api = manifest.get("step_api", STEP_API)  # format 1 predates the key; it had this API
         if step_api != STEP_API:
             expectation = f"be {STEP_API!r} (this envbridge's)"
-            raise ContractError(message("tape manifest 'step_api'", expectation, repr(step_api)[:60], _RECORD))
+            raise ContractError(message("tape manifest 'step_api'", expectation, safe_json.preview(step_api), _RECORD))
         digest = _sha256(path)
         if digest != manifest["npz_sha256"]:
             raise ContractError(
@@ -257,7 +257,7 @@ def _states(path: str, manifest: Dict[str, Any], entries: int, limits: Limits) -
     ok = isinstance(indices, list) and all(type(i) is int and 0 <= i < entries for i in indices)
     if not ok or indices != sorted(set(indices)) or not isinstance(declared.get("sha256"), str):
         expectation = f"be {{'entries': [increasing entry indices below {entries}], 'sha256': hex}}"
-        raise ContractError(message("tape manifest 'states'", expectation, repr(declared)[:60], _RECORD))
+        raise ContractError(message("tape manifest 'states'", expectation, safe_json.preview(declared), _RECORD))
     digest = _sha256(path + STATES)
     if digest != declared["sha256"]:
         got = f"{digest[:12]}..."
@@ -289,7 +289,7 @@ def _platform(manifest: Dict[str, Any]) -> Optional[Dict[str, str]]:
 def _check_manifest(manifest: Dict[str, Any]) -> None:
     for key, (expectation, test) in _MANIFEST_TYPES.items():
         if key not in manifest or not test(manifest[key]):
-            got = repr(manifest[key])[:60] if key in manifest else "nothing"
+            got = safe_json.preview(manifest[key]) if key in manifest else "nothing"
             raise ContractError(message(f"tape manifest {key!r}", f"be {expectation}", got, _RECORD))
 
 
@@ -298,7 +298,9 @@ def _space(manifest: Dict[str, Any], key: str) -> spaces.Space:
         return spaces.from_dict(manifest[key])
     except SpecError as e:
         expectation = "be a space dict (Space.to_dict())"
-        raise ContractError(message(f"tape manifest {key!r}", expectation, repr(manifest[key])[:60], _RECORD)) from e
+        raise ContractError(
+            message(f"tape manifest {key!r}", expectation, safe_json.preview(manifest[key]), _RECORD)
+        ) from e
 
 
 def _members(obs_space: spaces.Space, act_space: spaces.Space, entries: int, steps: int) -> Dict[str, tuple]:

@@ -20,28 +20,26 @@ from typing import Any, Dict, Iterable, Optional, Tuple
 from bridge import spaces
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, error, message
-from bridge.hosted import protocol
+from bridge.hosted import protocol, pythons
+from bridge.hosted.pythons import PYTHON_VARIABLE
 from bridge.workers import DEFAULT_TIMEOUT, Complaint, Pool, check_timeout, raised
 
 __all__ = ["remote", "RemoteEnv", "host_python", "PYTHON_VARIABLE"]
 
-PYTHON_VARIABLE = "ENVBRIDGE_PYTHON_{}"  # an era name NAME resolves through $ENVBRIDGE_PYTHON_<NAME>
 _STDERR_TAIL = 600  # characters of the host's stderr a death message quotes
 
 
 def host_python(python: Optional[str]) -> str:
-    """The interpreter path ``python`` names: a path, or an era name set in ``ENVBRIDGE_PYTHON_<NAME>``."""
+    """The interpreter path ``python`` names: a path, or an era name (:mod:`bridge.hosted.pythons`)."""
     if python is None:
         return sys.executable
     if not isinstance(python, str) or not python:
         raise error(SpecError, "remote python", "be an interpreter path or an era name", repr(python), _PY_FIX)
     path = python
     if os.sep not in python and not os.path.exists(python):
-        variable = PYTHON_VARIABLE.format(python.upper().replace("-", "_"))
-        path = os.environ.get(variable, "")
+        path = pythons.era_python(python)
         if not path:
-            fix = f"Set {variable}=/path/to/that/venv/bin/python, or pass the interpreter's path"
-            raise error(SpecError, f"remote python {python!r}", f"name a venv through ${variable}", "it unset", fix)
+            raise pythons.not_found(python)
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise error(SpecError, "remote python", "be an executable interpreter", repr(path), _PY_FIX)
     return path

@@ -108,6 +108,12 @@ SEAMS = [
         "envbridge check: SpecError: env file 'fifo.py' must be a regular file, got a named pipe (FIFO). "
         "Point at the .py file itself.",
     ),
+    (  # issue 40: "No module named 'dotted'" did not say the dot in the file name is the cause
+        ["check", "dotted.name.py:Corridor"],
+        "envbridge check: SpecError: env file name must be importable as one module (no dot before .py), got "
+        "'dotted.name.py' (Python reads a dot in a module name as a package). Rename the file without the dot, "
+        "e.g. dotted_name.py.",
+    ),
     (
         ["check", "absent.py:Env"],
         "envbridge check: SpecError: env file must exist, got 'absent.py'. Check the path (relative to the "
@@ -121,6 +127,7 @@ def test_an_exit_or_a_file_that_is_not_a_file_is_one_whole_message_and_exit_2(fo
     import os
 
     (folder / "exits.py").write_text(EXITS)
+    (folder / "dotted.name.py").write_text("import bridge\nCorridor = None\n")
     os.mkfifo(folder / "fifo.py")
     (folder / "folder.py").mkdir()
     os.symlink("/dev/zero", folder / "zero.py")

@@ -25,7 +25,7 @@ from bridge.adapters.matlab.workflow.agent_options import (
 )
 from bridge.compat import optional_import
 
-from bridge import spaces
+from bridge import arguments, spaces
 from bridge.errors import SpecError, error
 from bridge.spaces import _describe_value
 
@@ -42,6 +42,7 @@ __all__ = [
 
 _FINITE_ONLY, _NUMERIC_ONLY = ("rlDQNAgent",), ("rlSACAgent", "rlTD3Agent", "rlDDPGAgent")
 _META = "envbridge_matlab"  # the attribute SB3 saves with the model
+SEED_HIGH = 2**32 - 1  # SB3 seeds numpy's legacy global generator, which takes at most this
 
 
 def sb3(purpose: str) -> Any:
@@ -82,6 +83,7 @@ class Agent:
     """
 
     def __init__(self, kind: str, observationInfo: Any, actionInfo: Any, *options: Any, seed: Optional[int] = None):
+        seed = arguments.seed(seed, f"{kind} seed", high=SEED_HIGH)  # first: it is no option's fault
         self.kind = kind
         opts_class, self.algorithm = OPTIONS_OF[kind]
         init, opts = rlAgentInitializationOptions(), opts_class()

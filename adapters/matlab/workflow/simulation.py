@@ -8,7 +8,7 @@ import numpy as np
 from bridge.adapters.matlab.export import MatlabEnv
 from bridge.adapters.matlab.workflow.agent_options import _Options
 
-from bridge import spaces
+from bridge import arguments, spaces
 from bridge.env import Env
 from bridge.errors import SpecError, error
 from bridge.spaces import _describe_value
@@ -112,6 +112,7 @@ def sim(
             _describe_value(env),
             "Simulate one environment (not a VectorEnv)",
         )
+    seed = arguments.seed(seed, "sim seed")
     opts = opts if opts is not None else rlSimulationOptions()
     export = MatlabEnv(env)
     act = _policy_fn(export, policy)

@@ -14,9 +14,10 @@ import os
 from typing import Any, Dict, Optional
 
 import numpy as np
-from bridge.adapters.matlab.workflow.agents import Agent, sb3
+from bridge.adapters.matlab.workflow.agents import SEED_HIGH, Agent, sb3
 from bridge.adapters.matlab.workflow.option_values import checked
 
+from bridge import arguments
 from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import SpecError, error
 from bridge.spaces import _describe_value
@@ -145,14 +146,18 @@ def _training_env(env: Any, opts: rlTrainingOptions) -> Any:
                 f"Build it with MaxStepsPerEpisode={opts.MaxStepsPerEpisode}",
             )
         return env
-    if isinstance(env, Env):
-        return TimeLimit(env, opts.MaxStepsPerEpisode)
+    return TimeLimit(env, opts.MaxStepsPerEpisode)
+
+
+def _check_env(env: Any) -> None:
+    """An environment object, refused in MATLAB's terms before anything reads its specs."""
+    if isinstance(env, (Env, VectorEnv)):
+        return
+    fix = "Pass the environment object"
+    if isinstance(env, str):  # an id: MATLAB's train takes the env itself, never its name
+        fix = f"Build it first, e.g. env = bridge.make({env!r}), and pass env"
     raise error(
-        SpecError,
-        "train env",
-        "be an rlFunctionEnv, an rlFunctionVectorEnv or a bridge.Env",
-        _describe_value(env),
-        "Pass the environment object",
+        SpecError, "train env", "be an rlFunctionEnv, an rlFunctionVectorEnv or a bridge.Env", _describe_value(env), fix
     )
 
 
@@ -260,6 +265,8 @@ def train(agent: Agent, env: Any, opts: Optional[rlTrainingOptions] = None, *, s
             _describe_value(opts),
             "Build them with rlTrainingOptions()",
         )
+    seed = arguments.seed(seed, "train seed", high=SEED_HIGH)
+    _check_env(env)
     env = _same_specs(agent, env)
     _check_directories(opts)
     from bridge.adapters.matlab.workflow.training_loop import run

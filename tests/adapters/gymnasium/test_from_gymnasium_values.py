@@ -23,7 +23,7 @@ class Says(gymnasium.Env):
 
     action_space = G.Discrete(2)
 
-    def __init__(self, space, obs, reward=1.0, terminated=False, truncated=False, out=None):
+    def __init__(self, space, obs, reward=1.0, terminated=False, truncated=False, out="default"):
         self.observation_space, self.obs = space, obs
         self.reward, self.terminated, self.truncated, self.out = reward, terminated, truncated, out
 
@@ -32,7 +32,7 @@ class Says(gymnasium.Env):
         return self.obs, {}
 
     def step(self, action):
-        if self.out is not None:
+        if self.out != "default":
             return self.out
         return self.obs, self.reward, self.terminated, self.truncated, {}
 
@@ -176,3 +176,27 @@ def test_a_value_that_is_exactly_what_its_space_says_passes(space, obs, step, wa
     assert type(got) is type(want) and np.array_equal(got, want) and np.asarray(got).dtype == np.int64
     assert (reward, terminated, truncated) == rest
     assert type(reward) is float and type(terminated) is bool and type(truncated) is bool
+
+
+class ResetSaysNoInfo(Says):
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return self.obs, None
+
+
+@pytest.mark.parametrize(
+    "env, text",
+    [
+        (ResetSaysNoInfo(D4, 1), "from_gymnasium env's reset() info must be a dict, got NoneType"),
+        (
+            Says(D4, 1, out=None),
+            "from_gymnasium env's step() must return (observation, reward, terminated, truncated, info), or gym's 4-tuple, got NoneType",
+        ),
+    ],
+    ids=["reset-info-none", "step-none"],
+)
+def test_a_reset_or_step_of_the_wrong_shape_is_refused(env, text):
+    imported = bridge.from_gymnasium(env)
+    with raises_exactly(ContractError, f"{text}. {FIX}"):
+        imported.reset(seed=0)
+        imported.step(np.int64(0))
