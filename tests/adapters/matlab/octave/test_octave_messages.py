@@ -210,3 +210,17 @@ def test_octave_killed_while_idle_is_the_supervisors_death_message(mfiles):
             env.step(np.int64(1))
     finally:
         env.close()
+
+
+def test_without_a_pidfd_octave_exiting_is_still_seen(mfiles, monkeypatch):
+    def unsupported(pid, flags=0):
+        raise OSError(38, "Function not implemented")  # an old kernel, or valgrind
+
+    monkeypatch.setattr(os, "pidfd_open", unsupported)
+    text = (
+        "the Octave host of rlFunctionEnv probe_step in step() must keep its Octave process alive, got Octave "
+        "died (exit code 3). Find what ends Octave in the .m code (exit, quit, a crash); every worker of this "
+        "pool is closed."
+    )
+    with raises_exactly(ContractError, text):
+        stepped("exit")
