@@ -20,6 +20,7 @@ from bridge.adapters.sb3.export import make_vec_env, to_sb3
 from bridge.adapters.sb3.lowering import POLICY_REASONS, cnn_refusal, policy_for
 from bridge.compat import optional_import
 
+from bridge import arguments
 from bridge.config import Key, check_keys, count, fraction, number
 from bridge.config import read as read_config
 from bridge.errors import SpecError, message
@@ -286,6 +287,8 @@ def train(
     """
     if algo not in ALGOS:
         raise SpecError(message("--algo", f"be one of {ALGOS}", algo, "Pick one"))
+    steps = arguments.count(steps, "sb3 train steps", low=1, example="steps=20000")  # SB3 ran 2.5 steps
+    seed = arguments.seed(seed, "sb3 train seed", optional=False, high=2**32 - 1)  # numpy's legacy seed
     vec_env = make_vec_env(env, n_envs=n_envs, seed=seed)
     _check_algo(algo, vec_env.action_space)
     cls = getattr(stable_baselines3, algo)

@@ -240,3 +240,24 @@ def test_a_key_set_twice_in_one_file_is_refused(tmp_path, text, line, got):
     ):
         read_config([str(run)])
     assert read_config(["prefill=10", "prefill=20"]) == {"prefill": 20}  # across --config values, later wins
+
+
+@pytest.mark.parametrize(
+    "text, line, key",
+    [
+        ("prefill:\nsteps: 5\n", 1, "prefill"),
+        ("dataset:\n  batch:\nsteps: 5\n", 2, "dataset.batch"),
+        ("steps: 5\nprefill:\n", 2, "prefill"),
+    ],
+    ids=["then-a-sibling", "nested", "at-the-end"],
+)
+def test_a_key_with_neither_a_value_nor_nested_keys_is_refused(tmp_path, text, line, key):
+    # it was dropped without a word (YAML reads it as null; the default then ran instead)
+    run = tmp_path / "run.yaml"
+    run.write_text(text)
+    with raises_exactly(
+        SpecError,
+        f"--config file {run} line {line} must give the key a value or nested keys, got {key!r} with neither. "
+        "Write the value after the colon, or indent the nested keys under it.",
+    ):
+        read_config([str(run)])
