@@ -33,7 +33,7 @@ from bridge import runtimes, values
 from bridge.env import DETERMINISM, Env
 from bridge.errors import ContractError, SpecError, close_beside, error
 
-__all__ = ["ForeignEnv", "RESERVED_INFO_KEYS", "snapshot_hooks"]
+__all__ = ["ForeignEnv", "ForeignSpec", "RESERVED_INFO_KEYS", "snapshot_hooks"]
 
 # info keys the exports write themselves (to_gym, SB3's VecEnvs); a foreign env's own would be lost
 RESERVED_INFO_KEYS = frozenset(("TimeLimit.truncated", "is_terminal", "terminal_observation"))
@@ -75,11 +75,23 @@ def snapshot_hooks(snapshot: Any, determinism: str, subject: str) -> Any:
     return snapshot
 
 
+class ForeignSpec:
+    """The name of a foreign env that no registry knows (built from its class): ``id`` is the class
+    name, so reports and messages say ``NewCorridor``, not ``ForeignEnv``. It builds nothing."""
+
+    def __init__(self, id: str) -> None:
+        self.id, self.max_episode_steps, self.kwargs = id, None, {}
+
+    def __repr__(self) -> str:
+        return f"ForeignSpec({self.id!r})"
+
+
 class ForeignEnv(Env):
     """A foreign env as a :class:`bridge.Env` (built by ``from_gymnasium`` / ``from_gym``).
 
     Attributes:
         env: the foreign env, as given or built (wrappers kept).
+        import_options: the importer's options it was imported with (``wrappers`` already applied).
         api: ``"gymnasium"`` or ``"gym"`` (0.21-0.26: its reset's and step's shapes are read
             from what they return, so every gym API passes through the same code).
     """
@@ -95,8 +107,16 @@ class ForeignEnv(Env):
         determinism: str = "weak",
         snapshot: Any = None,
         subject: str = "from_gymnasium",
+        wrappers: Sequence[Any] = (),
     ) -> None:
         self._snapshot = snapshot_hooks(snapshot, determinism, subject)
+        # how it was imported (``env`` is already wrapped): what an export's spec rebuilds it with
+        self.import_options = {
+            "drop_keys": tuple(drop_keys),
+            "wrappers": tuple(wrappers),
+            "determinism": determinism,
+            "snapshot": snapshot,
+        }
         self.observation_space, self._obs_in, _ = raise_space(
             env.observation_space, "observation_space", fw.spaces, drop_keys
         )
@@ -105,6 +125,13 @@ class ForeignEnv(Env):
         self.determinism = determinism
         self.render_mode = getattr(env, "render_mode", None)
         self.metadata = dict(getattr(env, "metadata", None) or {})
+        # the foreign registry's step cap (gymnasium.make's TimeLimit), for bridge.env.episode_bound
+        foreign_spec = getattr(env, "spec", None)
+        self.max_episode_steps = getattr(foreign_spec, "max_episode_steps", None)
+        # reports and messages name the foreign env: its registry spec (kept, so a Gymnasium export
+        # can rebuild the round trip), else its class
+        named = isinstance(getattr(foreign_spec, "id", None), str)
+        self.spec = foreign_spec if named else ForeignSpec(type(env.unwrapped).__name__)
         self._subject = subject
         # where a value came from, for the one rule of incoming values (bridge/values.py)
         self._at_reset, self._at_step = f"{subject} env's reset()", f"{subject} env's step()"
@@ -299,11 +326,12 @@ def imported(
     registry: str,
     registry_fix: str,
     seed_by_reset: Any,
+    wrappers: Sequence[Any] = (),
     **options: Any,
 ) -> ForeignEnv:
-    """``env_or_id`` (an id made with ``framework.make`` or an instance) as a :class:`ForeignEnv`;
-    an env built here is closed again when the import is refused. ``seed_by_reset(env)`` tells
-    whether its reset takes ``seed=``."""
+    """``env_or_id`` (an id made with ``framework.make`` or an instance), wrapped by ``wrappers``
+    (innermost first), as a :class:`ForeignEnv`; an env built here is closed again when the import
+    is refused. ``seed_by_reset(env)`` tells whether its reset takes ``seed=``."""
     name = framework.__name__
     if isinstance(env_or_id, str):
         env = _made(framework, env_or_id, make_kwargs, subject, registry, registry_fix)
@@ -317,8 +345,23 @@ def imported(
         fix = f"Pass e.g. {subject}('CartPole-v1') or {subject}({name}.make(...))"
         raise error(SpecError, f"{subject} env", f"be a {registry} id or {name}.Env", type(env_or_id).__name__, fix)
     try:
-        return ForeignEnv(env, framework, api=name, seed_by_reset=seed_by_reset(env), subject=subject, **options)
+        for wrapper in wrappers:
+            env = _wrapped(wrapper, env, subject)
+        return ForeignEnv(
+            env, framework, api=name, seed_by_reset=seed_by_reset(env), subject=subject, wrappers=wrappers, **options
+        )
     except BaseException as refusal:
         if built:  # a refused import leaves nothing open; a close error goes beside the refusal
             close_beside(refusal, env.close, f"the {name} env {env_or_id!r}")
         raise
+
+
+def _wrapped(wrapper: Any, env: Any, subject: str) -> Any:
+    """``wrapper(env)``; what the wrapper raises is named, its traceback chained."""
+    named = getattr(wrapper, "__qualname__", None) or type(wrapper).__name__
+    try:
+        return wrapper(env)
+    except Exception as e:
+        fix = "Check that the wrapper fits the env (and the order: innermost first); the traceback is chained"
+        got = f"{type(e).__name__}: {e}"
+        raise error(ContractError, f"{subject} wrapper {named}", "wrap the env without raising", got, fix) from e

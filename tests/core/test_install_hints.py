@@ -11,11 +11,13 @@ from bridge.compat import install_hint
 from bridge import runtimes
 
 LEGACY_LINE = "pip install 'envbridge[legacy]' && pip install --no-deps dreamerv2==2.2.0"
+# RLlib's own venv, never the modern one (its gymnasium pin would move)
+RLLIB = "pip install 'envbridge[rllib]' torch==2.13.0 in its own venv, .venv-rllib (ray pins gymnasium 1.2.2)"
 HINTS = {
     (3, 11): {
         "gymnasium": "Run: pip install 'envbridge[gymnasium]'",
         "sb3": "Run: pip install 'envbridge[sb3]' torch==2.13.0",
-        "rllib": "Run: pip install 'envbridge[rllib]' torch==2.13.0",
+        "rllib": f"Run: {RLLIB}",
         "gym": "The gym runtime belongs to the legacy era (Python 3.9); this is Python 3.11. In a Python 3.9 "
         f"environment run: {LEGACY_LINE}",
         "dreamerv2": "The dreamerv2 runtime belongs to the legacy era (Python 3.9); this is Python 3.11. In a "
@@ -29,7 +31,7 @@ HINTS = {
         "sb3": "The sb3 runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
         "environment run: pip install 'envbridge[sb3]' torch==2.13.0",
         "rllib": "The rllib runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
-        "environment run: pip install 'envbridge[rllib]' torch==2.13.0",
+        f"environment run: {RLLIB}",
         "gym": f"Run: {LEGACY_LINE}",
         "dreamerv2": f"Run: {LEGACY_LINE}",
         "dm_env": "The dm_env runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "

@@ -62,7 +62,7 @@ def test_a_close_that_raises_after_a_refused_import_is_reported_beside_the_refus
         text = (
             "observation_space must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got Text. "
             "Wrap the env in an ObservationWrapper that presents fixed-size arrays instead (MiniGrid: "
-            "ImgObsWrapper or RGBImgObsWrapper)."
+            "ImgObsWrapper or RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper)."
         )
         note = f"Closing the gymnasium env '{env_id}' after this error also failed: RuntimeError: close failed"
         # pytest matches the message and its notes: the refusal, whole, then the close error beside it
