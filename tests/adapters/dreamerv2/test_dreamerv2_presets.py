@@ -75,7 +75,9 @@ def test_default_prefill_is_at_most_half_the_steps(ready):
     # the README's train(env, {"logdir": ..., "steps": 2000}) and a bare `envbridge train dreamerv2` (1000 steps)
     assert dreamer_config(ready, {"steps": 2000}).prefill == 100
     assert dreamer_config(ready, {"steps": 1000}).prefill == 100
-    assert dreamer_config(ready, {"steps": 150}).prefill == 75
+    # GridWorld's episodes end by step 100: the random prefill runs one whole episode (api.train waits for it)
+    assert dreamer_config(ready, {"steps": 150}).prefill == 100
+    assert dreamer_config(ready, {"steps": 150}).eval_every == 50
     cfg = dreamer_config(ready, {"steps": 2000}, preset="default")  # DreamerV2's own prefill is 10000
     assert (cfg.prefill, cfg.log_every, cfg.eval_every) == (1000, 333, 1000)  # fitted to the 1000 steps after it
     assert dreamer_config(ready, {"steps": 2000, "prefill": 5000}).prefill == 5000  # the caller's key stays

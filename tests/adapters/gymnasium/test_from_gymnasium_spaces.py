@@ -90,17 +90,18 @@ def test_dict_keeps_its_order_and_tuple_its_entries():
 TEXT = (
     "observation_space['mission'] must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got Text. "
     "Wrap the env in an ObservationWrapper that presents fixed-size arrays instead (MiniGrid: ImgObsWrapper or "
-    "RGBImgObsWrapper), or pass drop_keys=['mission']."
+    "RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper), or pass "
+    "drop_keys=['mission'] (on the command line --drop-key mission)."
 )
 GRAPH = (
     "observation_space must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got Graph. "
     "Wrap the env in an ObservationWrapper that presents fixed-size arrays instead (MiniGrid: ImgObsWrapper or "
-    "RGBImgObsWrapper)."
+    "RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper)."
 )
 SEQUENCE = (
     "observation_space[1] must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got Sequence. "
     "Wrap the env in an ObservationWrapper that presents fixed-size arrays instead (MiniGrid: ImgObsWrapper or "
-    "RGBImgObsWrapper)."
+    "RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper)."
 )
 ONE_OF = (
     "action_space must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got OneOf. "
@@ -109,7 +110,8 @@ ONE_OF = (
 UNKNOWN = (
     "observation_space['x'] must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got Custom. "
     "Wrap the env in an ObservationWrapper that presents fixed-size arrays instead (MiniGrid: ImgObsWrapper or "
-    "RGBImgObsWrapper), or pass drop_keys=['x']."
+    "RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper), or pass "
+    "drop_keys=['x'] (on the command line --drop-key x)."
 )
 BOOL_BOX = (
     "observation_space must be a Box of a float or integer dtype, got Box of dtype bool. "
