@@ -29,7 +29,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 from bridge.adapters.importers.spaces import raise_space
 
-from bridge import values
+from bridge import runtimes, values
 from bridge.env import DETERMINISM, Env
 from bridge.errors import ContractError, SpecError, close_beside, error
 
@@ -169,10 +169,30 @@ class ForeignEnv(Env):
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
         out = self.env.step(action if self._act_out is None else self._act_out(action))
+        # the common case in a few identity tests, no calls; anything else is read (or refused) by _exact
+        try:
+            obs, reward, terminated, truncated, info = out
+        except (TypeError, ValueError):  # gym's 4-tuple, or not a step's output at all
+            obs, reward, terminated, truncated, info = self._exact(out)
+        else:
+            if (terminated is not True and terminated is not False) or (
+                truncated is not True and truncated is not False
+            ):
+                obs, reward, terminated, truncated, info = self._exact(out)
+            elif type(reward) is not float or type(info) is not dict:
+                obs, reward, terminated, truncated, info = self._exact(out)
+        if info and not RESERVED_INFO_KEYS.isdisjoint(info):
+            self._check_info(info, "step")
+        return (obs if self._obs_in is None else self._obs_in(obs, self._at_step)), reward, terminated, truncated, info
+
+    def _exact(self, out: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
+        """A step's output as exactly what the API says (the one rule of bridge/values.py), either
+        shape: Gymnasium's and gym 0.26's 5-tuple, gym 0.21-0.25's 4-tuple (``done`` split by the
+        end keys of its info, which are consumed); anything else is refused."""
         at = self._at_step
-        size = len(out) if type(out) is tuple else 0
+        size = len(out) if type(out) is tuple or type(out) is list else 0
         if size != 5 and size != 4:
-            got = f"a tuple of {size}" if type(out) is tuple else type(out).__name__
+            got = f"a {type(out).__name__} of {size}" if size else type(out).__name__
             expectation = "return (observation, reward, terminated, truncated, info), or gym's 4-tuple"
             raise error(ContractError, at, expectation, got, values.ENV_FIX)
         info = out[-1]
@@ -180,28 +200,14 @@ class ForeignEnv(Env):
             raise error(ContractError, f"{at} info", "be a dict", type(info).__name__, values.ENV_FIX)
         if size == 5:
             obs, reward, terminated, truncated, _ = out
-            if type(terminated) is not bool:
-                terminated = values.flag(terminated, f"{at} terminated", values.ENV_FIX)
-            if type(truncated) is not bool:
-                truncated = values.flag(truncated, f"{at} truncated", values.ENV_FIX)
+            terminated = values.flag(terminated, f"{at} terminated", values.ENV_FIX)
+            truncated = values.flag(truncated, f"{at} truncated", values.ENV_FIX)
         else:
             obs, reward, done, _ = out
-            if type(done) is not bool:
-                done = values.flag(done, f"{at} done", values.ENV_FIX)
-            terminated, truncated = _gym_end(done, info, at)
+            terminated, truncated = _gym_end(values.flag(done, f"{at} done", values.ENV_FIX), info, at)
             if "TimeLimit.truncated" in info or "is_terminal" in info:
                 info = {k: v for k, v in info.items() if k not in _GYM_END_KEYS}
-        if type(reward) is not float:
-            reward = values.real(reward, f"{at} reward", values.ENV_FIX)
-        if info and not RESERVED_INFO_KEYS.isdisjoint(info):
-            self._check_info(info, "step")
-        return (
-            (obs if self._obs_in is None else self._obs_in(obs, at)),
-            reward,
-            terminated,
-            truncated,
-            info,
-        )
+        return obs, values.real(reward, f"{at} reward", values.ENV_FIX), terminated, truncated, info
 
     def _check_info(self, info: Any, where: str) -> None:
         clash = sorted(RESERVED_INFO_KEYS & set(info)) if isinstance(info, dict) else []
@@ -300,6 +306,8 @@ def _made(framework: Any, env_id: str, make_kwargs: Dict[str, Any], subject: str
     except ImportError as e:  # "module:Id-v0" whose module does not import
         module = env_id.partition(":")[0] if ":" in env_id else env_id
         fix = f"Install the package that provides {module!r}, or check the module name before ':'"
+        if runtimes.missing_package(e) in runtimes.ENV_EXTRAS:  # e.g. minigrid: its extra, into this interpreter
+            fix = runtimes.env_package_hint(runtimes.missing_package(e))
         got = f"{type(e).__name__}: {str(e).split('. ')[0]}"  # gymnasium appends advice of its own
         raise error(SpecError, f"{subject} id {env_id!r}", "name a module that imports", got, fix) from e
     except Exception as e:  # the make kwargs (gymnasium's TimeLimit asserts) or the env's constructor

@@ -104,3 +104,20 @@ def test_a_factory_missing_a_package_names_this_interpreter_and_the_pip_line(tmp
         f"Run: {sys.executable} -m pip install envbridge_test_absent.",
     ):
         load_env("needs_pkg.py:env")
+
+
+def test_an_env_file_importing_a_missing_env_package_names_its_pip_line(tmp_path, monkeypatch):
+    from support import raises_exactly
+
+    from bridge.errors import SpecError
+    from bridge.loading import load_env
+
+    monkeypatch.setitem(runtimes.ENV_EXTRAS, "envbridge_absent_envs", "gymnasium-envs")  # as minigrid where absent
+    (tmp_path / "needs_envs.py").write_text("import envbridge_absent_envs\n\ndef env():\n    pass\n")
+    monkeypatch.chdir(tmp_path)
+    with raises_exactly(
+        SpecError,
+        "env file needs_envs.py must be importable, got 'needs_envs' (No module named 'envbridge_absent_envs'). "
+        f"{runtimes.env_package_hint('envbridge_absent_envs')}.",
+    ):
+        load_env("needs_envs.py:env")

@@ -62,12 +62,12 @@ def test_a_config_object_gets_no_preset_unless_one_is_named(ready):
     assert dreamer_config(ready, own, preset="tiny").rssm.deter == 32
 
 
-def test_an_unknown_preset_lists_the_known_ones(ready, capsys):
+def test_an_unknown_preset_lists_the_known_ones(ready, capsys, tmp_path):
     with raises_exactly(SpecError, UNKNOWN):
         dreamer_config(ready, preset="huge")
     with raises_exactly(SpecError, UNKNOWN):
-        train("envbridge/GridWorld-v0", preset="huge", logdir="/tmp/never")
-    assert main(["train", "dreamerv2", "--preset", "huge", "--logdir", "/tmp/never"]) == 2
+        train("envbridge/GridWorld-v0", preset="huge", logdir=str(tmp_path / "never"))
+    assert main(["train", "dreamerv2", "--preset", "huge", "--logdir", str(tmp_path / "never")]) == 2
     assert capsys.readouterr().err == f"envbridge train dreamerv2: SpecError: {UNKNOWN}\n"
 
 

@@ -22,10 +22,12 @@ DOC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "importe
 
 
 class Probe(gymnasium.Env):
-    """An env with the given spaces; steps return a sample (the row tests only build it)."""
+    """An env with the given spaces; steps return a sample of the seeded observation space (the row
+    tests only build it)."""
 
     def __init__(self, observation_space, action_space=None):
         self.observation_space = observation_space
+        self.observation_space.seed(0)
         self.action_space = action_space if action_space is not None else G.Discrete(2)
 
     def reset(self, *, seed=None, options=None):

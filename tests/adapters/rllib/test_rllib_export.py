@@ -26,10 +26,10 @@ class _Spaces(bridge.Env):
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        return self.observation_space.sample(), {}
+        return self.observation_space.sample(self.np_random), {}
 
     def step(self, action):
-        return self.observation_space.sample(), 0.0, True, False, {}
+        return self.observation_space.sample(self.np_random), 0.0, True, False, {}
 
 
 def _box(shape, dtype=np.float32):
