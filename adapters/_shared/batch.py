@@ -19,7 +19,7 @@ from bridge.errors import SpecError, error
 from bridge.loading import resolve
 from bridge.options import declared
 from bridge.vector import VectorEnv
-from bridge.vector.batches import as_batch, refuse_batch
+from bridge.vector.batches import as_batch, ignored_rows, refuse_batch
 
 __all__ = ["BatchExport"]
 
@@ -65,7 +65,9 @@ class BatchExport:
         self.num_envs = vector_env.num_envs
         self._encode = self.observation_lowering.encode_batch
         self._decode = self.action_lowering.decode_batch
-        self._invalid = self.action_lowering.invalid_batch if options.get("check_actions", True) else None
+        check = options.get("check_actions", True)
+        self._invalid = self.action_lowering.invalid_batch if check else None
+        self._invalid_one = self.action_lowering.invalid if check else None  # the rows a next-step autoreset keeps
         self.present()
 
     def present(self) -> None:
@@ -76,7 +78,10 @@ class BatchExport:
         """Misuse first, then the whole batch (one action per env; every slot unless
         ``check_actions=False``): raises before any sub-env moves."""
         self.neutral.check_running()
-        refuse_batch(self._invalid, actions, self.num_envs)
+        # Gymnasium ignores the actions of the sub-envs a next-step autoreset resets: so do we
+        refuse_batch(
+            self._invalid, actions, self.num_envs, ignored=ignored_rows(self.neutral), invalid_one=self._invalid_one
+        )
 
     def step_batch(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict[str, Any]]:
         """Check, decode and step the batch; the observations come back encoded (infos as the base gives them)."""

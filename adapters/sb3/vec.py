@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import time
 import warnings
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 from bridge.adapters._shared.batch import BatchExport
-from bridge.adapters.gymnasium.lowering import lower
+from bridge.adapters._shared.lowering import Lowering
+from bridge.adapters.gymnasium.lowering import FLAT, lower
 from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.compat import optional_import
 
@@ -41,7 +42,10 @@ class BatchedVecEnv(BatchExport, VecEnv):
     runtime = "sb3"
     export_name = "make_vec_env"
     autoreset_mode = "same-step"  # SB3 resets on the ending step; the base presents it
-    lower = staticmethod(lower)
+
+    def lower(self, space: Any, *, path: str, options: Dict[str, Any]) -> Lowering:
+        """The Gymnasium lowering, flattened as SB3's batched policies read it."""
+        return lower(space, path=path, options={**options, FLAT: True})
 
     def present(self) -> None:
         refusal = sb3_refusal(self.neutral.single_action_space, self.action_lowering.space)
@@ -152,8 +156,22 @@ class BatchedVecEnv(BatchExport, VecEnv):
         chosen = self._get_indices(indices)
         if hasattr(self.neutral, "apply_envs"):
             self.neutral.apply_envs("set", attr_name, [value] * len(chosen), chosen)
-        else:
+            return
+        # a batched simulator: an attribute with one row per env is set in the chosen rows; one
+        # value shared by every env is set only when every env is chosen (never silently for all)
+        current = getattr(self.neutral, attr_name, None)
+        rows = isinstance(current, np.ndarray) and current.shape[:1] == (self.num_envs,)
+        if rows:
+            current[list(chosen)] = value
+        elif sorted(chosen) == list(range(self.num_envs)):
             setattr(self.neutral, attr_name, value)
+        else:
+            fix = (
+                "Pass indices=None to set it for every env, or hold it per env as an array with one row per env "
+                f"({type(self.neutral).__name__} steps all envs as one batch)"
+            )
+            got = f"indices {list(chosen)} of {self.num_envs} envs that share one {attr_name!r}"
+            raise error(SpecError, f"set_attr({attr_name!r})", "set one value for every env of the batch", got, fix)
 
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> List[Any]:
         chosen = self._get_indices(indices)
