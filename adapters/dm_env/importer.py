@@ -17,11 +17,13 @@ env for a seeded reset; an instance is reset with its own seed unless its ``rese
 from __future__ import annotations
 
 import inspect
+import math
 import os
 from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 from bridge.adapters.dm_env.lowering import dm_env, specs
+from bridge.adapters.importers.source import ForeignSpec
 from bridge.compat import optional_import
 
 from bridge import spaces, values
@@ -91,6 +93,11 @@ class DmEnvSource(Env):
         self._decode = values.decoder(self.observation_space, "observation")
         self._encode = _encoder(env.action_spec())
         self._takes_seed = "seed" in inspect.signature(env.reset).parameters
+        # dm_control's control.Environment ends an episode at time_limit / control_timestep steps
+        # (LAST with discount 1, truncated); dm_env itself has no such field
+        limit = getattr(env, "_step_limit", None)
+        finite = isinstance(limit, (int, float)) and math.isfinite(limit) and limit >= 1
+        self.max_episode_steps: Optional[int] = int(limit) if finite else None
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         super().reset(seed=seed)
@@ -209,4 +216,6 @@ def from_dm_control(name: str) -> DmEnvSource:
     if (domain, task) not in suite.ALL_TASKS:
         fix = "Pick a pair of dm_control.suite.ALL_TASKS, e.g. dm_control:cartpole-swingup"
         raise SpecError(message("dm_control source", "name a suite task as DOMAIN-TASK", repr(name), fix))
-    return from_dm_env(lambda seed: suite.load(domain, task, task_kwargs={"random": seed}))
+    source = from_dm_env(lambda seed: suite.load(domain, task, task_kwargs={"random": seed}))
+    source.spec = ForeignSpec(f"dm_control:{name}")  # reports and messages name the suite task
+    return source

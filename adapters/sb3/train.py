@@ -229,6 +229,8 @@ def train_command(args: Any) -> int:
     curve in ``--logdir``, print mean return."""
     from stable_baselines3.common.evaluation import evaluate_policy
 
+    from bridge.cli import env_of
+
     progress = not args.no_progress
     plt = _require_cli_extras(progress)
     hyper = check_keys(read_config(args.config), CONFIG_KEYS[args.algo])
@@ -239,7 +241,7 @@ def train_command(args: Any) -> int:
     recorder = EpisodeRecorder()
     model = train(
         args.algo,
-        args.env,
+        env_of(args),
         args.steps,
         seed=args.seed,
         n_envs=args.n_envs,

@@ -147,7 +147,13 @@ class RemoteEnv(Env):
         timeout: Optional[float] = DEFAULT_TIMEOUT,
         kwargs: Optional[Dict[str, Any]] = None,
         imports: Iterable[str] = (),
+        wrappers: Iterable[str] = (),
+        import_options: Optional[Dict[str, Any]] = None,
     ) -> None:
+        wrappers = list(wrappers)
+        if not all(isinstance(w, str) for w in wrappers):
+            fix = "Name each wrapper as module:Class (the host imports it)"
+            raise error(SpecError, "remote wrappers", "be module:Class strings", repr(wrappers), fix)
         if not isinstance(source, str) or not source:
             fix = "Pass a registered id, module:attr or path/to/file.py:attr (the host imports it)"
             raise error(SpecError, "remote source", "be a non-empty str", repr(source), fix)
@@ -168,12 +174,16 @@ class RemoteEnv(Env):
             on_garbled=_garbled,
         )
         self.peer = self._handshake()
-        self.pool.send(0, ("build", {"source": source, "kwargs": dict(kwargs or {}), "imports": list(imports)}))
+        build = {"source": source, "kwargs": dict(kwargs or {}), "imports": list(imports)}
+        build.update(wrappers=wrappers, import_options=dict(import_options or {}))
+        self.pool.send(0, ("build", build))
         built = self._result("build", "in the host")
         self.observation_space = spaces.from_dict(built["observation_space"])
         self.action_space = spaces.from_dict(built["action_space"])
         self.metadata, self.render_mode = built["metadata"], built["render_mode"]
         self.determinism, self.name = built["determinism"], built["name"]
+        bound = built.get("max_episode_steps")  # the host's episode_bound: an int >= 1 or None, else ignored
+        self.max_episode_steps = bound if type(bound) is int and bound >= 1 else None
         self.pool.names = [f"remote env {source!r} ({self.name} in {self.peer['python_label']})"]
 
     # -- the handshake -----------------------------------------------------------------------
@@ -295,15 +305,29 @@ def remote(
     timeout: Optional[float] = DEFAULT_TIMEOUT,
     kwargs: Optional[Dict[str, Any]] = None,
     imports: Iterable[str] = (),
+    wrappers: Iterable[str] = (),
+    import_options: Optional[Dict[str, Any]] = None,
 ) -> RemoteEnv:
     """The env ``source`` names, built and run in the interpreter ``python``, driven from here.
 
     Args:
-        source: what the host's resolver takes: a registered id, ``module:attr`` or ``file.py:attr``.
+        source: what the host's resolver takes: a registered id, ``module:attr``, ``file.py:attr`` or
+            ``scheme:id``; a gym, Gymnasium or dm_env env there is imported in the host.
         python: an interpreter path, or an era name NAME read from ``$ENVBRIDGE_PYTHON_<NAME>``
             (e.g. ``"legacy"``); default this interpreter.
         timeout: seconds one call may take before the host counts as hung (None: no limit).
         kwargs: given to the id's entry point or the factory, in the host (plain data).
         imports: modules the host imports first (ids they register), as ``--import``.
+        wrappers: ``module:Class`` names the host wraps the env in, innermost first, as ``--wrapper``.
+        import_options: the importer's options in the host (plain data), e.g. ``{"drop_keys": ["mission"]}``
+            as ``--drop-key mission``.
     """
-    return RemoteEnv(source, python=python, timeout=timeout, kwargs=kwargs, imports=imports)
+    return RemoteEnv(
+        source,
+        python=python,
+        timeout=timeout,
+        kwargs=kwargs,
+        imports=imports,
+        wrappers=wrappers,
+        import_options=import_options,
+    )

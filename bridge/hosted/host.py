@@ -22,11 +22,18 @@ REFUSABLE = ("clone_state", "restore_state")  # calls whose BridgeError leaves t
 
 
 def build(payload: Any) -> Tuple[Any, dict]:
+    from bridge.episodes import episode_bound
     from bridge.loading import import_modules, importable_cwd, resolve  # the host's own imports
 
     importable_cwd()
     import_modules(payload.get("imports") or [])
-    env, _ = resolve(payload["source"], payload.get("kwargs") or None, subject="remote env")
+    env, _ = resolve(
+        payload["source"],
+        payload.get("kwargs") or None,
+        subject="remote env",
+        wrappers=payload.get("wrappers") or (),
+        import_options=payload.get("import_options") or None,
+    )
     description = {
         "observation_space": env.observation_space.to_dict(),
         "action_space": env.action_space.to_dict(),
@@ -34,6 +41,7 @@ def build(payload: Any) -> Tuple[Any, dict]:
         "render_mode": env.render_mode,
         "determinism": env.determinism,
         "name": repr(env),
+        "max_episode_steps": episode_bound(env),
     }
     return env, description
 

@@ -237,8 +237,8 @@ def test_a_factory_that_builds_no_env_is_refused():
     with pytest.raises(SpecError) as e:
         bridge.check(lambda: "CartPole-v1")
     assert str(e.value) == (
-        "env must be a bridge.Env, its class, a factory, a registered id, module:attr or path/to/file.py:attr, "
-        "or a bridge.VectorEnv, got a str from test_a_factory_that_builds_no_env_is_refused.<locals>.<lambda>(). "
+        "env must be a bridge.Env, a gym, Gymnasium or dm_env env, its class, a factory, a registered id, "
+        "module:attr or path/to/file.py:attr, or a bridge.VectorEnv, got a str from test_a_factory_that_builds_no_env_is_refused.<locals>.<lambda>(). "
         "Pass e.g. 'envbridge/GridWorld-v0', or subclass bridge.Env."
     )
 
