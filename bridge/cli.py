@@ -12,7 +12,6 @@ shows the chained cause's).
 from __future__ import annotations
 
 import argparse
-import functools
 import logging
 import os
 import re
@@ -22,7 +21,7 @@ from typing import Any, Callable, List, NoReturn, Optional
 
 from bridge import runtimes
 from bridge.errors import BridgeError, SpecError, error
-from bridge.hosted.client import host_python, remote
+from bridge.hosted.client import host_python, hosted_factory
 from bridge.loading import SCHEMES, env_source, import_modules, importable_cwd, load_env
 from bridge.registry import register
 
@@ -90,8 +89,8 @@ def host_remotely(args: argparse.Namespace, key: str) -> None:
         raise error(SpecError, "--host-python", "go with check, conform or a single-process train", key, fix)
     host_python(args.host_python)  # refused here, before anything starts
     hosted = "remote/" + re.sub(r"[^\w:.-]+", "_", args.env)  # an id every runtime's registry accepts
-    register(hosted, functools.partial(remote, args.env, python=args.host_python, imports=tuple(args.imports)))
-    args.env = hosted
+    register(hosted, hosted_factory(args.env, args.host_python, args.imports))
+    args.source, args.env = args.env, hosted  # a tape names the env by its source, hosted or not
 
 
 def _train_parser(sub: Any, row: runtimes.Runtime, parents: List[argparse.ArgumentParser]) -> None:
@@ -191,7 +190,8 @@ def conform_command(args: argparse.Namespace) -> int:
             got = f"{args.record!r} ({type(e).__name__}: {e.strerror})"
             expectation = "name a file in a folder that exists or can be made"
             raise error(SpecError, "--record", expectation, got, "Pick another path") from e
-        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=args.env)
+        source = getattr(args, "source", args.env)
+        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=source)
         manifest = tape.save(args.record)
         print(
             f"recorded {len(tape.actions)} actions, {len(tape.entries)} entries of {args.env} "
@@ -199,7 +199,7 @@ def conform_command(args: argparse.Namespace) -> int:
         )
         return 0
     tape = Tape.load(args.verify)
-    env_id = None if args.any_env else args.env  # the tape's label is checked unless the user opts out
+    env_id = None if args.any_env else getattr(args, "source", args.env)  # checked unless the user opts out
     results = verify(lambda: load_env(args.env), tape, args.views, snapshot_at=len(tape.actions) // 3, env_id=env_id)
     print(f"envbridge conform: {args.env}, tape {args.verify} ({len(tape.actions)} actions, seed {tape.seed})")
     for name, verdict in results.items():

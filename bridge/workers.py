@@ -32,6 +32,7 @@ __all__ = [
     "raised",
     "died",
     "timed_out",
+    "stalled",
     "unpicklable",
     "describe",
     "stop_processes",
@@ -43,6 +44,7 @@ _MAX_WAIT = 86400.0  # seconds of one poll: poll() takes a C int of milliseconds
 BUILD_TIMEOUT = 300.0  # building an env may import heavy frameworks first (TensorFlow, torch)
 _CALLS = {"build": "constructor", "start": "constructor", "reset": "reset()", "step": "step()"}
 Complaint = Tuple[str, str, str]  # (expectation, actual, fix) of the house sentence
+_FIX_HUNG = "Find where the env blocks, or pass a larger timeout"
 
 
 # -- what a failed worker is told --------------------------------------------------------------
@@ -69,10 +71,19 @@ def died(process: Any) -> Complaint:
 def timed_out(call: str, timeout: float) -> Complaint:
     """The worker did not answer ``call`` within ``timeout`` seconds."""
     expectation = f"answer a {call} call within {timeout:g} s"
-    fix = "Find where the env blocks, or pass a larger timeout"
+    fix = _FIX_HUNG
     if call == "build":  # say what governs building: not the per-call timeout alone
         fix = f"Find where the env's constructor blocks; building may take max(timeout, {BUILD_TIMEOUT:g} s)"
     return expectation, "no answer (the worker is still running)", fix
+
+
+def stalled(call: str, text: str, reading: bool) -> Complaint:
+    """A peer that stopped in the middle of a frame of ``call``, its reply (``reading``) or our
+    request (``text``: how much moved, e.g. "4 of the 8 bytes of a frame's length, then silence
+    until 2 s had passed")."""
+    expectation = f"send its {call} reply whole" if reading else f"take the whole {call} request"
+    fix = "Find where the worker stops (is it stopped, busy, or not speaking our frames?), or pass a larger timeout"
+    return expectation, text + " (the worker is still running)", fix
 
 
 def build_limit(timeout: Optional[float]) -> float:
@@ -107,8 +118,11 @@ def stop_processes(processes: Sequence[Any], grace: float = 0.0) -> None:
     """Join each process for up to ``grace`` seconds in all, then terminate (and kill) the rest.
 
     A worker started by :func:`serve` leads its own process group, so what the env itself forked
-    is killed with it (else it would outlive the pool, reparented to init)."""
-    groups = [p.pid for p in processes if _leads_group(p.pid)]  # asked while each can still answer
+    is killed with it (else it would outlive the pool, reparented to init). A process that knows its
+    group from the start (``group``: a host started in a session of its own) is not asked: a host
+    that crashed is reaped already, and its children still run in its group."""
+    groups = [p.group if getattr(p, "group", None) else p.pid for p in processes]
+    groups = [g for p, g in zip(processes, groups) if getattr(p, "group", None) or _leads_group(g)]
     deadline = time.monotonic() + grace
     for process in processes:
         process.join(max(0.0, deadline - time.monotonic()))
@@ -184,10 +198,13 @@ class Pool:
             actual = f"a pool poisoned by: {self.failure}" if self.failure else "a closed env"
             raise error(ContractError, self.owner, "be open to step or reset", actual, "Build a new one")
 
-    def send(self, index: int, message: Any) -> None:
-        """Send ``message`` to worker ``index``; a worker that is gone is a fault, not a BrokenPipeError."""
+    def send(self, index: int, message: Any, call: str = "") -> None:
+        """Send ``message`` to worker ``index``; a worker that is gone is a fault, not a BrokenPipeError,
+        and so is one that stops taking the message (a connection that raises ``TimeoutError``)."""
         try:
             self.conns[index].send(message)
+        except TimeoutError as e:
+            self.fault(index, stalled(call or "next", str(e), reading=False))
         except (OSError, ValueError):
             self.fault(index, self.on_death(self.processes[index]))
 
@@ -218,6 +235,8 @@ class Pool:
                 if conn in ready or (self.processes[i].sentinel in ready and conn.poll(0)):
                     try:
                         replies[i] = conn.recv()
+                    except TimeoutError as e:  # a frame begun, then silence (a remote host's pipes)
+                        self.fault(i, stalled(call, str(e), reading=True), when)
                     except (EOFError, OSError):
                         self.fault(i, self.on_death(self.processes[i]), when)
                     except Exception as e:  # noqa: BLE001 - a reply that does not unpickle here

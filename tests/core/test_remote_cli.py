@@ -46,3 +46,31 @@ def test_host_python_is_refused_for_rllib(tmp_path):
         "envbridge train rllib: SpecError: --host-python must go with check, conform or a single-process train, got "
         "train rllib. Drop --host-python for RLlib (its env runners resolve the env in their own processes).\n",
     )
+
+
+def test_every_target_checks_a_hosted_env(tmp_path):
+    """A registry's keywords (gymnasium passes render_mode) reach the env's entry point in the host."""
+    out = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "check", "envbridge/GridWorld-v0", "--host-python", other_python()],
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "FAIL" not in out.stdout
+
+
+def test_a_tape_recorded_here_verifies_through_the_host(tmp_path):
+    command = [sys.executable, "-m", "bridge.cli", "conform", "envbridge/GridWorld-v0"]
+    recorded = subprocess.run(
+        command + ["--record", "t.npz", "--steps", "20"], capture_output=True, text=True, cwd=str(tmp_path)
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    verified = subprocess.run(
+        command + ["--verify", "t.npz", "--view", "neutral", "--host-python", other_python()],
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+    )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "  neutral    agrees" in verified.stdout.splitlines()
