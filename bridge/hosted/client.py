@@ -2,9 +2,10 @@
 interpreter and returns a :class:`RemoteEnv`, a :class:`bridge.Env` that forwards every call.
 
 The host is supervised by the one worker supervisor, :class:`bridge.workers.Pool` (the process
-adapter and frame connection of :mod:`bridge.hosted.pipes` give it a sentinel and a pipe end to watch): a host that dies,
-hangs past ``timeout``, raises in the env, cannot build the env, or sends a frame that is not ours
-becomes a ContractError here at once; the host is then terminated and joined and the env is closed
+adapter and frame connection of :mod:`bridge.hosted.pipes` give it a sentinel and a pipe end to
+watch): a host that dies, hangs past ``timeout``, raises in the env, cannot build the env, or sends
+a frame that is not ours becomes a ContractError here at once; the host is then terminated and
+joined and the env is closed
 (build a new one), as a local process worker's pool is.
 
 Every wait has a deadline: the host's pipes are non-blocking on this side, so a frame begun and
