@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import math
 import os
-import pickle
 import select
 import signal
 import time
-import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from bridge.errors import ContractError, SpecError, error
 
 __all__ = [
     "Pool",
-    "apply",
     "DEFAULT_TIMEOUT",
     "BUILD_TIMEOUT",
     "check_timeout",
@@ -36,7 +33,7 @@ __all__ = [
     "unpicklable",
     "describe",
     "stop_processes",
-    "serve",
+    "apply",
 ]
 
 DEFAULT_TIMEOUT = 60.0  # seconds a worker may take to answer one reset/step before it counts as hung
@@ -117,7 +114,7 @@ def check_timeout(timeout: Optional[float], owner: str) -> Optional[float]:
 def stop_processes(processes: Sequence[Any], grace: float = 0.0) -> None:
     """Join each process for up to ``grace`` seconds in all, then terminate (and kill) the rest.
 
-    A worker started by :func:`serve` leads its own process group, so what the env itself forked
+    A worker started by :func:`bridge.vector.worker.serve` leads its own process group, so what the env itself forked
     is killed with it (else it would outlive the pool, reparented to init). A process that knows its
     group from the start (``group``: a host started in a session of its own) is not asked: a host
     that crashed is reaped already, and its children still run in its group."""
@@ -233,19 +230,37 @@ class Pool:
             for i in list(pending):
                 conn = self.conns[i]
                 if conn in ready or (self.processes[i].sentinel in ready and conn.poll(0)):
-                    try:
-                        replies[i] = conn.recv()
-                    except TimeoutError as e:  # a frame begun, then silence (a remote host's pipes)
-                        self.fault(i, stalled(call, str(e), reading=True), when)
-                    except (EOFError, OSError):
-                        self.fault(i, self.on_death(self.processes[i]), when)
-                    except Exception as e:  # noqa: BLE001 - a reply that does not unpickle here
-                        self.fault(i, self.on_garbled(call, describe(e)), when)
+                    replies[i] = self._recv(i, call, when)
                     pending.remove(i)
             for i, sentinel in enumerate(sentinels):  # a worker of this pool died meanwhile
                 if sentinel in ready and not self.conns[i].poll(0):
                     self.fault(i, self.on_death(self.processes[i]), when)
         return [replies[i] for i in indices]
+
+    def _recv(self, i: int, call: str, when: Optional[str]) -> Any:
+        """Worker ``i``'s next message; whatever goes wrong reading it is that worker's fault."""
+        try:
+            return self.conns[i].recv()
+        except TimeoutError as e:  # a frame begun, then silence (a remote host's pipes)
+            self.fault(i, stalled(call, str(e), reading=True), when)
+        except (EOFError, OSError):
+            self.fault(i, self.on_death(self.processes[i]), when)
+        except Exception as e:  # noqa: BLE001 - a reply that does not unpickle here
+            self.fault(i, self.on_garbled(call, describe(e)), when)
+
+    def wait_one(self, index: int, call: str, seconds: float, deadline: Optional[float]) -> Any:
+        """Worker ``index``'s next message if one comes within ``seconds``, else None; its death, or
+        ``deadline`` (``time.monotonic()``; None: none) passing, is the fault. For a caller that
+        also watches something else between waits (a shared-memory sequence word)."""
+        if deadline is not None and time.monotonic() >= deadline:
+            self.fault(index, timed_out(call, self.timeout))  # type: ignore[arg-type]
+        conn, sentinel = self.conns[index], self.processes[index].sentinel
+        ready = self._ready([conn, sentinel], seconds)
+        if conn in ready or (sentinel in ready and conn.poll(0)):
+            return self._recv(index, call, None)
+        if sentinel in ready:
+            self.fault(index, self.on_death(self.processes[index]))
+        return None
 
     def _ready(self, watched: List[Any], timeout: Optional[float]) -> Any:
         """The watched pipe ends and sentinels that are ready, waiting up to ``timeout`` seconds.
@@ -291,72 +306,6 @@ class Pool:
             self.on_stop()
 
 
-# -- the worker side (our own loop, for bridge.vectorize(workers="process")) ----------------------
-def serve(
-    conn: Any,
-    env_fn: Callable[[], Any],
-    describe_env: Callable[[Any], Any],
-    attach: Optional[Callable[[Any], Any]] = None,
-) -> None:
-    """Build one env and serve ``(command, payload)`` requests until told to close.
-
-    Replies are ``("ok", result)`` or ``("error", kind, "<Type>: <message>")`` with kind "raised"
-    (the env raised: reported, not raised, so the parent can name the env and the step) or
-    "unpicklable" (the result could not be pickled). ``command`` is "reset" ``(seed, options)``,
-    "step" ``action``, "apply" ``(op, name, payload)`` (:func:`apply`) or "close"; with ``attach``,
-    also "attach" ``payload`` (``attach(payload)`` maps shared memory: an object with ``action()``,
-    this worker's action, and ``put(obs) -> bool``) and "step-shared" (the action is ``action()``).
-    Once attached, an observation that ``put`` accepts is written there and the reply is
-    ``("shared", result)`` with None in its place.
-    """
-    try:  # a group of its own: the pool's stop kills what the env forks too (see stop_processes)
-        os.setpgid(0, 0)
-    except (OSError, AttributeError):
-        pass
-    try:
-        env = env_fn()
-        conn.send(("ok", describe_env(env)))
-    except Exception as e:  # noqa: BLE001 - reported to the parent
-        _send_error(conn, "raised", describe(e))
-        return
-    shared: Any = None
-    try:
-        while True:
-            command, payload = conn.recv()
-            if command == "close":
-                break
-            if command == "attach":
-                shared = _attach(conn, attach, payload)
-                continue
-            try:
-                if command == "step" or command == "step-shared":
-                    action = payload if command == "step" else shared.action()
-                    result: Any = env.step(action)
-                elif command == "apply":
-                    result = apply(env, *payload)
-                else:  # "reset"
-                    seed, options = payload
-                    result = env.reset(seed=seed, options=options)
-            except Exception as e:  # noqa: BLE001 - reported to the parent
-                traceback.print_exc()
-                _send_error(conn, "raised", describe(e))
-                continue
-            tag = "ok"
-            if shared is not None and type(result) is tuple and result and shared.put(result[0]):
-                tag, result = "shared", (None,) + result[1:]
-            try:
-                reply = pickle.dumps((tag, result), protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception as e:  # noqa: BLE001 - an info the parent could never read
-                _send_error(conn, "unpicklable", describe(e))
-                continue
-            conn.send_bytes(reply)
-    except (EOFError, KeyboardInterrupt):  # the parent went away
-        pass
-    finally:
-        env.close()
-        conn.close()
-
-
 def apply(env: Any, op: str, name: str, payload: Any) -> Any:
     """One sub-env's part of ``call`` / ``get_attr`` / ``set_attr`` (a worker serves it as "apply"):
     "get" reads ``name`` through the wrapper stack; "call" calls it with ``payload = (args,
@@ -369,17 +318,3 @@ def apply(env: Any, op: str, name: str, payload: Any) -> Any:
         args, kwargs = payload
         return found(*args, **kwargs)
     return found
-
-
-def _attach(conn: Any, attach: Optional[Callable[[Any], Any]], payload: Any) -> Any:
-    try:
-        shared = attach(payload)  # type: ignore[misc]
-    except Exception as e:  # noqa: BLE001 - reported to the parent
-        _send_error(conn, "raised", describe(e))
-        return None
-    conn.send(("ok", None))
-    return shared
-
-
-def _send_error(conn: Any, kind: str, text: str) -> None:
-    conn.send(("error", kind, text))

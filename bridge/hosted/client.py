@@ -29,8 +29,9 @@ from typing import Any, Dict, Iterable, Optional, Tuple
 from bridge import spaces
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, error
-from bridge.hosted import protocol
+from bridge.hosted import protocol, wire
 from bridge.hosted.pipes import FrameConn, HostProcess
+from bridge.hosted.stepping import SharedSteps
 from bridge.workers import DEFAULT_TIMEOUT, Complaint, Pool, check_timeout, raised
 
 __all__ = ["remote", "RemoteEnv", "host_python", "hosted_factory", "PYTHON_VARIABLE"]
@@ -75,6 +76,7 @@ class RemoteEnv(Env):
         timeout: Optional[float] = DEFAULT_TIMEOUT,
         kwargs: Optional[Dict[str, Any]] = None,
         imports: Iterable[str] = (),
+        shared_memory: bool = True,
     ) -> None:
         if not isinstance(source, str) or not source:
             fix = "Pass a registered id, module:attr or path/to/file.py:attr (the host imports it)"
@@ -84,7 +86,15 @@ class RemoteEnv(Env):
         self.steps, self.needs_reset, self.host_traceback = 0, True, ""
         payload = {"source": source, "kwargs": dict(kwargs or {}), "imports": list(imports)}
         build = self._frame(("build", payload), "kwargs")  # refused here, before a host starts
-        self.process = HostProcess([self.python, "-m", "bridge.hosted.host"])
+        self.shared: Optional[SharedSteps] = None
+        self.wire = {"step": "frames"}  # how steps travel (see attach)
+        region = wire.make_region() if shared_memory else None
+        try:
+            self.process = HostProcess([self.python, "-m", "bridge.hosted.host"], region)
+        except BaseException:
+            if region is not None:
+                os.close(region)
+            raise
         self._finalizer = weakref.finalize(self, self.process.shutdown, 1.0)
         conn = FrameConn(self.process, self.timeout)
         self.pool = Pool(
@@ -94,7 +104,7 @@ class RemoteEnv(Env):
             self.timeout,
             self._where,
             f"remote env {source!r}",
-            on_stop=self.process.release,
+            on_stop=self._release,
             on_death=self._died,
             on_garbled=_garbled,
         )
@@ -102,10 +112,15 @@ class RemoteEnv(Env):
             self.peer = self._handshake()
             self.pool.send(0, build, "build")
             self._describe(self._result("build", "in the host"))
+            if region is not None:
+                self._attach(region, 1)
         except BaseException:
             self.pool.stop(grace=0.0)  # whatever went wrong, no host is left running
             self._finalizer.detach()
             raise
+        finally:
+            if region is not None:
+                os.close(region)  # mapped (or not used): the mappings hold the memory
         self.pool.names = [f"remote env {source!r} ({self.name} in {self.peer['python_label']})"]
 
     # -- the handshake -----------------------------------------------------------------------
@@ -143,6 +158,28 @@ class RemoteEnv(Env):
         self.metadata, self.render_mode = built["metadata"], built["render_mode"]
         self.determinism, self.name = built["determinism"], built["name"]
 
+    def _attach(self, region: int, n: int) -> None:
+        """Steps through the shared-memory region from now on, if the spaces allow it; the host
+        must lay it out exactly as this side does."""
+        layout = wire.Layout(self.observation_space, self.action_space, n)
+        if not (wire.supported(self.observation_space) and wire.supported(self.action_space)):
+            return
+        wire.size_and_seal(region, layout.size)
+        self.pool.send(0, self._frame(("attach", None), "attach"), "attach")
+        said = self._result("attach", "at attach")
+        if not isinstance(said, dict) or said.get("layout") != layout.describe():
+            got = protocol.shown(said.get("layout") if isinstance(said, dict) else said)
+            expectation = f"lay out the shared region as its spaces do ({protocol.shown(layout.describe())})"
+            self.pool.fault(0, (expectation, got, "Run the same envbridge version in both interpreters"), "at attach")
+        self.shared = SharedSteps(self.pool, region, layout, self._answer_step)
+        self.wire = {"step": "shared memory", "doorbell": str(said.get("doorbell")), "spin": str(said.get("spin"))}
+
+    def _release(self) -> None:
+        self.process.release()
+        if self.shared is not None:
+            self.shared.close()
+            self.shared = None
+
     # -- the Env API -------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         self.pool.require_open()
@@ -155,8 +192,11 @@ class RemoteEnv(Env):
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
         self.pool.require_open()
-        self.pool.send(0, self._frame(("step", action), "step action"), "step")
-        obs, reward, terminated, truncated, info = self._result("step")
+        if self.shared is not None and self.shared.put_action(action):
+            obs, reward, terminated, truncated, info = self.shared.step_one("step")
+        else:  # no region, or an action not exactly of its space: sent as given
+            self.pool.send(0, self._frame(("step", action), "step action"), "step")
+            obs, reward, terminated, truncated, info = self._result("step")
         self.steps += 1
         self.needs_reset = terminated or truncated
         return obs, reward, terminated, truncated, info
@@ -201,13 +241,24 @@ class RemoteEnv(Env):
             raise error(SpecError, f"remote env {self.source!r} {what}", expectation, got, fix) from None
 
     def _result(self, call: str, when: Optional[str] = None) -> Any:
-        reply = self.pool.receive(0, call, when)
+        reply = None
+        for _ in range(3):  # a stale ring of the step wire (an empty frame) or two may come first
+            reply = self.pool.receive(0, call, when)
+            if reply is not None:
+                break
+        return self._answer(reply, call, when)
+
+    def _answer_step(self, reply: Any) -> None:
+        self._answer(reply, "step", None)
+        self.pool.fault(0, _garbled("step", protocol.shown(reply)))  # an "ok" frame in place of the region's reply
+
+    def _answer(self, reply: Any, call: str, when: Optional[str]) -> Any:
         kind = reply[0] if isinstance(reply, tuple) and reply else None
         if kind == "ok" and len(reply) == 2:
             return reply[1]
-        if kind == "refused" and len(reply) == 4 and isinstance(reply[2], str):
+        if kind == "refused" and len(reply) in (4, 5) and isinstance(reply[2], str):
             raise ContractError(reply[2])  # the host env's own refusal; it is unchanged and usable
-        if kind == "error" and len(reply) == 4 and isinstance(reply[2], str) and isinstance(reply[3], str):
+        if kind == "error" and len(reply) in (4, 5) and isinstance(reply[2], str) and isinstance(reply[3], str):
             self.host_traceback = reply[3]
             self.pool.fault(0, self._raised(reply[1], reply[2], reply[3]), when)
         self.pool.fault(0, _garbled(call, protocol.shown(reply)), when)
@@ -259,6 +310,7 @@ def remote(
     timeout: Optional[float] = DEFAULT_TIMEOUT,
     kwargs: Optional[Dict[str, Any]] = None,
     imports: Iterable[str] = (),
+    shared_memory: bool = True,
 ) -> RemoteEnv:
     """The env ``source`` names, built and run in the interpreter ``python``, driven from here.
 
@@ -269,8 +321,12 @@ def remote(
         timeout: seconds one call may take before the host counts as hung (None: no limit).
         kwargs: given to the id's entry point or the factory, in the host (plain data).
         imports: modules the host imports first (ids they register), as ``--import``.
+        shared_memory: step through a shared-memory region where the spaces allow it (see
+            :mod:`bridge.hosted.wire`; ``RemoteEnv.wire`` says what is used); False: frames only.
     """
-    return RemoteEnv(source, python=python, timeout=timeout, kwargs=kwargs, imports=imports)
+    return RemoteEnv(
+        source, python=python, timeout=timeout, kwargs=kwargs, imports=imports, shared_memory=shared_memory
+    )
 
 
 def hosted_factory(source: str, python: Optional[str], imports: Iterable[str] = ()) -> Any:

@@ -24,12 +24,16 @@ import select
 import signal
 import sys
 import threading
+import time
 import traceback
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
+import numpy as np
+
+from bridge import spaces
 from bridge.errors import BridgeError
 from bridge.guard import Guard
-from bridge.hosted import protocol
+from bridge.hosted import protocol, wire
 from bridge.workers import describe
 
 REFUSABLE = ("clone_state", "restore_state")  # calls whose BridgeError leaves the env unchanged
@@ -38,12 +42,23 @@ STDERR_KEEP = 64 << 10  # bytes of the tail kept when it is cut
 _WATCH_EVERY = 0.25  # seconds between two looks at the stderr file's size
 
 
-def build(payload: Any) -> Tuple[Any, dict]:
+def build(payload: Any) -> Tuple[List[Any], dict]:
+    """The ``count`` envs the payload names (one by default), all of the first one's spaces."""
     from bridge.loading import import_modules, importable_cwd, resolve  # the host's own imports
 
     importable_cwd()
     import_modules(payload.get("imports") or [])
-    env, _ = resolve(payload["source"], payload.get("kwargs") or None, subject="remote env")
+    envs: List[Any] = []
+    try:
+        for _ in range(int(payload.get("count") or 1)):
+            envs.append(resolve(payload["source"], payload.get("kwargs") or None, subject="remote env")[0])
+            if (envs[-1].observation_space, envs[-1].action_space) != (envs[0].observation_space, envs[0].action_space):
+                raise ValueError(f"env {len(envs) - 1} has other spaces than env 0 ({envs[-1]!r}, {envs[0]!r})")
+    except BaseException:
+        for env in envs:
+            env.close()
+        raise
+    env = envs[0]
     description = {
         "observation_space": env.observation_space.to_dict(),
         "action_space": env.action_space.to_dict(),
@@ -52,23 +67,30 @@ def build(payload: Any) -> Tuple[Any, dict]:
         "determinism": env.determinism,
         "name": repr(env),
     }
-    return env, description
+    return envs, description
 
 
 class Hosted:
-    """The built env and the guard that checks its outputs as a local export does."""
+    """The built envs, each behind the guard that checks its outputs as a local export does, and
+    (once attached) the shared-memory region their steps go through."""
 
-    def __init__(self, env: Any) -> None:
-        self.env = env
-        self.guard = Guard(env, "remote env")
-        self.guard.bind(env.step)
+    def __init__(self, envs: List[Any], region_fd: Optional[int]) -> None:
+        self.envs, self.region_fd = envs, region_fd
+        self.guards = [Guard(env, "remote env") for env in envs]
+        for env, guard in zip(envs, self.guards):
+            guard.bind(env.step)
+        self.region: Optional[wire.Region] = None
+        space = envs[0].action_space
+        self.discrete = isinstance(space, spaces.Discrete)  # its action is handed over as a Python int
 
     def answer(self, command: str, payload: Any) -> Any:
-        env, guard = self.env, self.guard
+        env, guard = self.envs[0], self.guards[0]
         if command == "step":
             return guard.checked_step(payload)
         if command == "reset":
             return guard.reset(env.reset, payload["seed"], payload["options"])
+        if command == "reset_rows":  # a batch: [[row, seed], ...] and options, for a hosted vector
+            return [self.guards[i].reset(self.envs[i].reset, seed, payload["options"]) for i, seed in payload["rows"]]
         if command == "clone_state":
             return env.clone_state(include_rng=payload)
         if command == "restore_state":
@@ -77,39 +99,134 @@ class Hosted:
             return None
         if command == "render":
             return env.render()
+        if command == "attach":
+            return self.attach()
         raise ValueError(f"unknown command {command!r}")
 
+    def attach(self) -> dict:
+        """Map the client's region with the layout derived here; say the layout and the doorbell."""
+        env = self.envs[0]
+        layout = wire.Layout(env.observation_space, env.action_space, len(self.envs))
+        if self.region_fd is None or not wire.supported(env.observation_space) or not wire.supported(env.action_space):
+            raise ValueError("no shared-memory region here for these spaces")
+        size = os.fstat(self.region_fd).st_size
+        if size != layout.size:
+            raise ValueError(f"the region holds {size:,} bytes, the spaces lay out {layout.size:,}")
+        self.region = wire.Region(self.region_fd, layout)
+        return {"layout": layout.describe(), "doorbell": wire.DOORBELL, "spin": wire.SPIN}
 
-def _reply(command: str, e: Exception) -> tuple:
+    def step_rows(self, out_fd: int) -> Optional[tuple]:
+        """Step the active rows from the region; their infos (if any) go as one frame first.
+        A refusal or an exception is the reply frame to send instead (the reply word unchanged)."""
+        region = self.region
+        assert region is not None
+        infos = []
+        for i in np.flatnonzero(region.active).tolist():
+            action = _row(region.actions, i)
+            try:
+                obs, reward, terminated, truncated, info = self.guards[i].checked_step(
+                    int(action) if self.discrete else action
+                )
+            except Exception as e:  # noqa: BLE001 - reported to the driver, named there
+                return _reply("step", e, i)
+            _put_row(region.observations, i, obs)
+            region.rewards[i], region.terminated[i], region.truncated[i] = reward, terminated, truncated
+            region.has_info[i] = 1 if info else 0
+            if info:
+                infos.append([i, info])
+        if infos:
+            protocol.write_frame(out_fd, protocol.encode(("info", infos)))
+        return None
+
+
+def _row(tree: Any, i: int) -> Any:
+    if isinstance(tree, dict):
+        return {key: _row(view, i) for key, view in tree.items()}
+    if isinstance(tree, tuple):
+        return tuple(_row(view, i) for view in tree)
+    return tree[i].copy()
+
+
+def _put_row(tree: Any, i: int, value: Any) -> None:
+    if isinstance(tree, dict):
+        for key, view in tree.items():
+            _put_row(view, i, value[key])
+    elif isinstance(tree, tuple):
+        for view, item in zip(tree, value):
+            _put_row(view, i, item)
+    else:
+        tree[i] = value
+
+
+def _reply(command: str, e: Exception, row: Optional[int] = None) -> tuple:
     """The reply to a call that raised: a refusal (a BridgeError: the env unchanged, or its episode
     ended, as locally) or an error (the env raised; a step/reset's exception comes wrapped by the
-    guard, and is reported as the env's own, with its traceback)."""
+    guard, and is reported as the env's own, with its traceback). ``row``: the env of a batch."""
     wrapped = command in ("step", "reset") and isinstance(e, BridgeError) and e.__cause__ is not None
     if isinstance(e, BridgeError) and command != "build" and (command in REFUSABLE or not wrapped):
-        return ("refused", command, str(e), type(e).__name__)
+        return ("refused", command, str(e), type(e).__name__) + (() if row is None else (row,))
     shown: BaseException = e.__cause__ if wrapped else e  # type: ignore[assignment]
     text = "".join(traceback.format_exception(type(shown), shown, shown.__traceback__))
     sys.stderr.write(text)
     said = f"{type(e).__name__}: {e}" if isinstance(e, BridgeError) and not wrapped else describe(e)
-    return ("error", command, said, text)
+    return ("error", command, said, text) + (() if row is None else (row,))
 
 
-def serve(in_fd: int, out_fd: int) -> None:
+_STEP = ("step-shared", None)  # what next_request returns for a step through the region
+
+
+def next_request(reader: protocol.FrameReader, hosted: Optional[Hosted], last: int) -> Any:
+    """The next request: a frame, or a step the client announced in the region (spin on its word
+    for :data:`wire.SPIN`, then sleep on the input pipe, where the client rings an empty frame)."""
+    region = hosted.region if hosted is not None else None
+    if region is None:
+        return protocol.decode(reader.read())
+    control = region.control
+    end = time.perf_counter() + wire.SPIN
+    while time.perf_counter() < end:
+        if control[wire.REQUEST] != last:
+            return _STEP
+    control[wire.HOST_ASLEEP] = 1
+    try:
+        while control[wire.REQUEST] == last:
+            if reader.ready() or select.select([reader.fd], [], [], wire.RECHECK)[0]:
+                body = reader.read()
+                if body:
+                    return protocol.decode(body)
+    finally:
+        control[wire.HOST_ASLEEP] = 0
+    return _STEP
+
+
+def serve(in_fd: int, out_fd: int, region_fd: Optional[int] = None) -> None:
     reader = protocol.FrameReader(in_fd)
     protocol.write_frame(out_fd, protocol.encode(("hello", protocol.hello())))
     hosted: Optional[Hosted] = None
+    last = 0  # the client's last request word this host answered
     try:
         while True:
             try:
-                command, payload = protocol.decode(reader.read())
+                command, payload = next_request(reader, hosted, last)
             except EOFError:
                 return  # the driver went away
             if command == "close":
                 return
+            if command == "step-shared":
+                last = hosted.region.control[wire.REQUEST]  # type: ignore[union-attr]
+                failed = hosted.step_rows(out_fd)  # type: ignore[union-attr]
+                if failed is not None:
+                    protocol.write_frame(out_fd, protocol.encode(failed))
+                    continue
+                cap_stderr(2)  # one fstat: what the step printed is capped before the client reads on
+                control = hosted.region.control  # type: ignore[union-attr]
+                control[wire.REPLY] = last
+                if control[wire.CLIENT_ASLEEP]:
+                    protocol.write_frame(out_fd, DOORBELL)
+                continue
             try:
                 if command == "build":
-                    env, result = build(payload)
-                    hosted = Hosted(env)
+                    envs, result = build(payload)
+                    hosted = Hosted(envs, region_fd)
                 else:
                     result = hosted.answer(command, payload)  # type: ignore[union-attr]
                 reply: Any = ("ok", result)
@@ -123,7 +240,11 @@ def serve(in_fd: int, out_fd: int) -> None:
             protocol.write_frame(out_fd, frame)
     finally:
         if hosted is not None:
-            hosted.env.close()
+            for env in hosted.envs:
+                env.close()
+
+
+DOORBELL = protocol.doorbell()
 
 
 def watch(lifeline: Optional[int]) -> None:
@@ -157,9 +278,14 @@ def _end_group() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+def _fd_option(argv: List[str], name: str) -> Optional[int]:
+    return int(argv[argv.index(name) + 1]) if name in argv[:-1] else None
+
+
 def main(argv: Optional[list] = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    lifeline = int(argv[1]) if argv[:1] == ["--lifeline"] and len(argv) > 1 else None
+    lifeline = _fd_option(argv, "--lifeline")
+    region_fd = _fd_option(argv, "--region")
     out_fd = os.dup(1)
     os.dup2(2, 1)  # print() in the env lands on stderr, never between frames
     try:
@@ -170,7 +296,7 @@ def main(argv: Optional[list] = None) -> None:
         pass
     threading.Thread(target=watch, args=(lifeline,), name="envbridge-host-watch", daemon=True).start()
     try:
-        serve(0, out_fd)
+        serve(0, out_fd, region_fd)
     except KeyboardInterrupt:  # said on stderr and by the exit status (the client names the signal)
         sys.stderr.write("envbridge host: interrupted (KeyboardInterrupt)\n")
         sys.stderr.flush()

@@ -29,17 +29,18 @@ class HostProcess:
     write end only this side keeps: when this process dies, the host ends itself.
     """
 
-    def __init__(self, command: list) -> None:
+    def __init__(self, command: list, region: Optional[int] = None) -> None:
         self.stderr = tempfile.TemporaryFile()  # a file, not a pipe: a chatty host never blocks on it
         lifeline, self.lifeline = os.pipe()
+        shared = [] if region is None else ["--region", str(region)]  # the step wire's region (a memfd)
         try:
             self.popen = subprocess.Popen(
-                command + ["--lifeline", str(lifeline)],
+                command + ["--lifeline", str(lifeline)] + shared,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self.stderr,
                 close_fds=True,
-                pass_fds=(lifeline,),
+                pass_fds=(lifeline,) if region is None else (lifeline, region),
                 start_new_session=True,
             )
         except BaseException:
@@ -127,7 +128,9 @@ class FrameConn:
         protocol.write_frame(self.out_fd, frame, self.timeout)
 
     def recv(self) -> Any:
-        return protocol.decode(self.reader.read(self.timeout))
+        """The next message; None for an empty frame (a doorbell of the step wire: no message)."""
+        body = self.reader.read(self.timeout)
+        return protocol.decode(body) if body else None
 
     def poll(self, timeout: float = 0.0) -> bool:
         """A whole frame is buffered, or the pipe has bytes (or its end) to read."""

@@ -94,6 +94,11 @@ def encode(tree: Any, limits: Limits = LIMITS) -> bytes:
     return _FRAME.pack(size) + b"".join(parts)
 
 
+def doorbell() -> bytes:
+    """The empty frame: no message, it only wakes a peer that sleeps on the pipe (see :mod:`bridge.hosted.wire`)."""
+    return _FRAME.pack(0)
+
+
 def decode(body: bytes, limits: Limits = LIMITS) -> Any:
     """The tree of one frame's body, every size checked before anything is allocated."""
     if len(body) < _HEADER.size:

@@ -56,8 +56,8 @@ hosted = None
 while True:
     command, payload = protocol.decode(reader.read())
     if command == "build":
-        env, result = host.build(payload)
-        hosted = host.Hosted(env)
+        envs, result = host.build(payload)
+        hosted = host.Hosted(envs, None)
         reply = ("ok", BUILT)
     elif command == "step":
         frame = protocol.encode(("ok", hosted.answer(command, payload)))
@@ -105,7 +105,7 @@ def _step_reply() -> bytes:
 
 
 STEP_IN_CHILD = """
-env = bridge.remote(ENVS + ":Faulty", python=os.environ["FAKE"], timeout=2, kwargs={"at": 100})
+env = bridge.remote(ENVS + ":Faulty", python=os.environ["FAKE"], timeout=2, kwargs={"at": 100}, shared_memory=False)
 env.reset(seed=0)
 print(env.pool.names[0])
 print(said(lambda: env.step(0)))
@@ -149,7 +149,7 @@ def test_a_frame_that_trickles_in_fails_within_the_timeout(tmp_path, monkeypatch
 def test_a_large_request_to_a_stopped_host_fails_within_the_timeout():
     name, message, stopped = in_child(
         """
-        env = bridge.remote(ENVS + ":Wide", python=sys.executable, timeout=2)
+        env = bridge.remote(ENVS + ":Wide", python=sys.executable, timeout=2, shared_memory=False)
         env.reset(seed=0)
         os.kill(env.process.pid, signal.SIGSTOP)
         print(env.pool.names[0])
@@ -303,7 +303,7 @@ def test_a_build_reply_of_the_wrong_shape_is_named_and_leaves_nothing(tmp_path):
         f'reply without exactly {keys}: {{"observation_space": 1}}. Point python= at an interpreter with this '
         "envbridge installed (its host speaks the frames); every worker of this pool is closed.",
     ):
-        bridge.remote(source, python=python, timeout=10)
+        bridge.remote(source, python=python, timeout=10, shared_memory=False)
     gc.collect()
     assert _fds() == before
 
