@@ -137,6 +137,12 @@ def stop_processes(processes: Sequence[Any], grace: float = 0.0) -> None:
             pass
 
 
+def _buffered(conn: Any) -> bool:
+    """A connection that reads ahead (a remote host's frames) holds a whole message already."""
+    buffered = getattr(conn, "buffered", None)
+    return buffered is not None and buffered()
+
+
 def _leads_group(pid: Optional[int]) -> bool:
     try:
         return pid is not None and os.getpgid(pid) == pid != os.getpgid(0)
@@ -207,6 +213,8 @@ class Pool:
 
     def receive(self, index: int, call: str, when: Optional[str] = None) -> Any:
         """Worker ``index``'s reply to ``call``, watching every worker of the pool while waiting."""
+        if _buffered(self.conns[index]):  # read already with an earlier message: its pipe has nothing
+            return self._recv(index, call, when)
         return self.gather([index], call, when)[0]
 
     def gather(self, indices: Sequence[int], call: str, when: Optional[str] = None) -> List[Any]:
@@ -255,6 +263,8 @@ class Pool:
         if deadline is not None and time.monotonic() >= deadline:
             self.fault(index, timed_out(call, self.timeout))  # type: ignore[arg-type]
         conn, sentinel = self.conns[index], self.processes[index].sentinel
+        if _buffered(conn):
+            return self._recv(index, call, None)
         ready = self._ready([conn, sentinel], seconds)
         if conn in ready or (sentinel in ready and conn.poll(0)):
             return self._recv(index, call, None)

@@ -66,7 +66,11 @@ _PY_FIX = "Pass e.g. python='/path/to/venv/bin/python' or python='legacy' with $
 
 
 class RemoteEnv(Env):
-    """A :class:`bridge.Env` whose env runs in another interpreter (see :func:`remote`)."""
+    """A :class:`bridge.Env` whose env runs in another interpreter (see :func:`remote`).
+
+    ``count`` > 1 builds that many envs in the host, for :class:`bridge.hosted.vector.RemoteVectorEnv`
+    (which steps them as one batch); the single-env methods then act on the first.
+    """
 
     def __init__(
         self,
@@ -77,6 +81,7 @@ class RemoteEnv(Env):
         kwargs: Optional[Dict[str, Any]] = None,
         imports: Iterable[str] = (),
         shared_memory: bool = True,
+        count: int = 1,
     ) -> None:
         if not isinstance(source, str) or not source:
             fix = "Pass a registered id, module:attr or path/to/file.py:attr (the host imports it)"
@@ -84,7 +89,7 @@ class RemoteEnv(Env):
         self.source, self.timeout = source, check_timeout(timeout, "remote")
         self.python = host_python(python)
         self.steps, self.needs_reset, self.host_traceback = 0, True, ""
-        payload = {"source": source, "kwargs": dict(kwargs or {}), "imports": list(imports)}
+        payload = {"source": source, "kwargs": dict(kwargs or {}), "imports": list(imports), "count": count}
         build = self._frame(("build", payload), "kwargs")  # refused here, before a host starts
         self.shared: Optional[SharedSteps] = None
         self.wire = {"step": "frames"}  # how steps travel (see attach)
@@ -113,7 +118,7 @@ class RemoteEnv(Env):
             self.pool.send(0, build, "build")
             self._describe(self._result("build", "in the host"))
             if region is not None:
-                self._attach(region, 1)
+                self._attach(region, count)
         except BaseException:
             self.pool.stop(grace=0.0)  # whatever went wrong, no host is left running
             self._finalizer.detach()

@@ -121,6 +121,7 @@ class Hosted:
         region = self.region
         assert region is not None
         infos = []
+        region.has_info[:] = 0  # rows that do not step say so too
         for i in np.flatnonzero(region.active).tolist():
             action = _row(region.actions, i)
             try:

@@ -132,6 +132,10 @@ class FrameConn:
         body = self.reader.read(self.timeout)
         return protocol.decode(body) if body else None
 
+    def buffered(self) -> bool:
+        """A whole frame was read ahead with an earlier one (the pipe may have nothing more)."""
+        return self.reader.ready()
+
     def poll(self, timeout: float = 0.0) -> bool:
         """A whole frame is buffered, or the pipe has bytes (or its end) to read."""
         if self.reader.ready():

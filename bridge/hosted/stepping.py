@@ -117,31 +117,37 @@ class SharedSteps:
         self.region.active[:] = active
         return True
 
-    def step_batch(
-        self, call: str, active: np.ndarray
-    ) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[int, dict]]:
-        infos = self.exchange(call)
+    def read_batch(self, active: np.ndarray, infos: Dict[int, dict]) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+        """The outputs of the last batch (after :meth:`collect`), checked, copied out of the region."""
         obs = _copy(self.region.observations)
         rewards, terminated, truncated = self.outputs(active, obs, infos)
-        return obs, rewards, terminated, truncated, infos
+        return obs, rewards, terminated, truncated
 
     # -- the exchange ---------------------------------------------------------------------------
     def exchange(self, call: str) -> Dict[int, dict]:
         """Announce the written request and wait for the host's reply word; the infos it sent."""
+        self.announce(call)
+        return self.collect(call)
+
+    def announce(self, call: str) -> None:
+        """Bump the request word (the actions and active flags are written); ring a sleeping host."""
         control = self.region.control
         self.seq += 1
-        seq = self.seq
-        control[wire.REQUEST] = seq
+        control[wire.REQUEST] = self.seq
         if control[wire.HOST_ASLEEP]:
             self.pool.send(0, DOORBELL, call)
+
+    def collect(self, call: str) -> Dict[int, dict]:
+        """Wait for the reply word of the last request (spin, then sleep on the pipe); its infos."""
+        control, seq = self.region.control, self.seq
         infos: Dict[int, dict] = {}
         end = time.perf_counter() + wire.SPIN
         while control[wire.REPLY] != seq:
             if time.perf_counter() > end:
                 self._sleep(seq, call, infos)
                 break
-        if self.region.has_info.any() and not infos and self.pool.conns[0].poll(0):
-            self._take(self._receive(call), infos)  # the info frame is written before the reply word
+        while self.region.has_info.any() and not infos and self.pool.conns[0].poll(0):
+            self._take(self.pool.receive(0, call), infos)  # the info frame is written before the reply word
         return infos
 
     def _sleep(self, seq: int, call: str, infos: Dict[int, dict]) -> None:
@@ -157,14 +163,6 @@ class SharedSteps:
         finally:
             if not self.region.closed:  # a fault released it on the way out
                 control[wire.CLIENT_ASLEEP] = 0
-
-    def _receive(self, call: str) -> Any:
-        reply = None
-        for _ in range(3):  # a stale ring or two may precede it
-            reply = self.pool.receive(0, call)
-            if reply is not None:
-                return reply
-        return reply
 
     def _take(self, reply: Any, infos: Dict[int, dict]) -> None:
         """A frame that came while waiting: a ring (None), the step's infos, or its error."""
