@@ -29,6 +29,8 @@ EXTRAS = {
     "rllib": ["ray[rllib]>=2.60,<3", "torch>=2.3"],
     # then: pip install --no-deps dreamerv2==2.2.0 (its own requirements pull a mujoco that does not build)
     "legacy": _pins("constraints-legacy.txt"),
+    # ALE's Atari games through Gymnasium (ale-py ships the ROMs)
+    "atari": ["gymnasium>=1.0,<2", "ale-py==0.11.2"],
     # dm_env out (to_dm_env) and in (from_dm_env); dm_control's suite is the real source it is tested on
     "dm": ["dm-env>=1.6,<2", "dm-tree", "dm-control==1.0.50", "mujoco==3.17.0"],
     "cli": ["tqdm", "rich", "matplotlib"],

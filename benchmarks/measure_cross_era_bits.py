@@ -1,10 +1,13 @@
-"""How often do the two eras round the same float computation differently? (docs/conformance.md)
+"""How often do two platforms round the same float computation differently? (docs/conformance.md)
 
 Computes each expression below on the same 2,000 inputs (``np.random.default_rng(0)``, stable
-across numpy versions) in this interpreter and in ``--other`` (the other era's Python), and prints,
-per expression, how many of its results differ between the two and by how many ulps at most::
+across numpy versions) in this interpreter and on each other platform asked for: ``--other`` (the
+other era's Python) and ``--kernel`` (this interpreter under another OpenBLAS kernel, selected with
+``OPENBLAS_CORETYPE`` in a subprocess: another machine, emulated), and prints, per expression and
+platform, how many of its results differ from this interpreter's and by how many ulps at most::
 
-    python benchmarks/measure_cross_era_bits.py --other /path/to/python3.9-with-numpy-1.19.5
+    python benchmarks/measure_cross_era_bits.py --other /path/to/python3.9-with-numpy-1.19.5 \
+        --kernel Haswell --kernel Prescott
 
 Only numpy and the standard library; nothing is asserted (the numbers depend on the CPU's SIMD
 kernels and on the BLAS each numpy wheel ships).
@@ -65,36 +68,50 @@ def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.abs(ka - kb)
 
 
+_WHERE = (
+    "import sys, numpy; from bridge.conformance.machine import describe; d = describe(); "
+    "print(f\"Python {sys.version.split()[0]}, numpy {numpy.__version__}, {d['blas']} {d['blas_kernel']}\")"
+)
+
+
+def _run(python: str, kernel: str, folder: str) -> tuple:
+    """(where, results) of ``python`` under ``kernel`` ('' : the kernel OpenBLAS picks)."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    if kernel:
+        env["OPENBLAS_CORETYPE"] = kernel
+    path = os.path.join(folder, f"{len(os.listdir(folder))}.npz")
+    subprocess.run([python, os.path.abspath(__file__), "--dump", path], check=True, env=env)
+    where = subprocess.run([python, "-c", _WHERE], check=True, capture_output=True, text=True, env=env).stdout.strip()
+    with np.load(path) as found:
+        return where, {k: found[k] for k in found.files}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--other", help="the other era's python (with its numpy)")
+    parser.add_argument("--other", action="append", default=[], help="another era's python (with its numpy)")
+    parser.add_argument("--kernel", action="append", default=[], help="an OpenBLAS kernel (OPENBLAS_CORETYPE)")
     parser.add_argument("--dump", help=argparse.SUPPRESS)  # the other interpreter's side
     args = parser.parse_args()
     if args.dump:
         np.savez(args.dump, **compute())
         return
-    if not args.other:
-        parser.error("pass --other PYTHON (the other era's interpreter)")
-    mine = compute()
+    if not args.other and not args.kernel:
+        parser.error("pass --other PYTHON (another era's interpreter) and/or --kernel NAME (an OpenBLAS kernel)")
     with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "other.npz")
-        subprocess.run([args.other, os.path.abspath(__file__), "--dump", path], check=True)
-        probe = [args.other, "-c", "import sys, numpy; print(sys.version.split()[0], numpy.__version__)"]
-        theirs_version = subprocess.run(probe, check=True, capture_output=True, text=True).stdout.split()
-        with np.load(path) as theirs:
-            other = {k: theirs[k] for k in theirs.files}
-    print(
-        f"here: Python {sys.version.split()[0]}, numpy {np.__version__}; "
-        f"other: Python {theirs_version[0]}, numpy {theirs_version[1]}; {N:,} inputs each"
-    )
-    print(f"{'expression':<32} {'results that differ':>19} {'max ulps':>9}")
-    for name, here in mine.items():
-        distance = _ulps(here, other[name])
-        print(f"{name:<32} {int((distance > 0).sum()):>19,} {int(distance.max()):>9,}")
-    either = (_ulps(mine["np.linalg.norm(x)"], other["np.linalg.norm(x)"]) > 0) | (
-        _ulps(mine["x @ Q @ x (2x2)"], other["x @ Q @ x (2x2)"]) > 0
-    )
-    print(f"{'norm or quadratic form':<32} {int(either.sum()):>19,}")
+        here = _run(sys.executable, "", folder)
+        others = [_run(sys.executable, k, folder) for k in args.kernel]
+        others += [_run(python, k, folder) for python in args.other for k in [""] + args.kernel]
+    print(f"here: {here[0]}; {N:,} inputs each; a cell: results that differ from here (max ulps)")
+    for i, (where, _) in enumerate(others):
+        print(f"  [{i + 1}] {where}")
+    print("| expression | " + " | ".join(f"[{i + 1}]" for i in range(len(others))) + " |")
+    print("|---|" + "---:|" * len(others))
+    for name, mine in here[1].items():
+        cells = []
+        for _, theirs in others:
+            distance = _ulps(mine, theirs[name])
+            cells.append(f"{int((distance > 0).sum()):,} ({int(distance.max()):,})")
+        print(f"| `{name}` | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

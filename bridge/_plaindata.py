@@ -8,12 +8,12 @@ like a marker becomes ``{"__dict__": [[key, value], ...]}``; :func:`decode` inve
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
 from bridge.errors import ContractError, SpecError, error, message
+from bridge.safe_json import short_json
 
 ARRAY, SCALAR, TUPLE, DICT = "__ndarray__", "__scalar__", "__tuple__", "__dict__"
 MARKERS = frozenset((ARRAY, SCALAR, TUPLE, DICT))
@@ -129,4 +129,4 @@ def _is_pairs(value: Any) -> bool:
 
 
 def shown(item: Any) -> str:
-    return json.dumps(item, default=repr)[:80]
+    return short_json(item, 80)  # json.dumps recursed once a level: a deep stranger's tree raised RecursionError

@@ -33,7 +33,10 @@ _COMMANDS = {
     "pins": "bridge.compat.pins:pins_command",
     "init tox": "bridge.compat.project:init_command",
 }
-ENV_HELP = "a registered id, module:attr, path/to/file.py:attr or " + " or ".join(f"{s}:ID" for s in SCHEMES)
+ENV_HELP = (
+    "a registered id, module:attr, path/to/file.py:attr, path/to/createEnv.m (a MATLAB function returning "
+    "an rlFunctionEnv) or " + " or ".join(f"{s}:ID" for s in SCHEMES)
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,21 +79,22 @@ def _env_options() -> argparse.ArgumentParser:
     parent.add_argument(
         "--host-python",
         metavar="PYTHON",
-        help="run the env in this interpreter (a path, or an era name read from $ENVBRIDGE_PYTHON_<NAME>); "
-        "see docs/remote.md",
+        help="run the env in this interpreter: a path, or an era name (modern, legacy: $ENVBRIDGE_PYTHON_<NAME>, "
+        "else the era's venv .venv or .venv-legacy here or above); see docs/remote.md",
     )
     return parent
 
 
 def host_remotely(args: argparse.Namespace, key: str) -> None:
-    """``--host-python``: ``args.env`` becomes an id of this run whose entry point is ``bridge.remote``."""
+    """``--host-python``: ``args.env`` becomes an id of this run whose entry point is ``bridge.remote``;
+    ``args.env_name`` keeps the name the user gave (a tape is labelled and checked under it)."""
     if key == "train rllib":
         fix = "Drop --host-python for RLlib (its env runners resolve the env in their own processes)"
         raise error(SpecError, "--host-python", "go with check, conform or a single-process train", key, fix)
     host_python(args.host_python)  # refused here, before anything starts
     hosted = "remote/" + re.sub(r"[^\w:.-]+", "_", args.env)  # an id every runtime's registry accepts
     register(hosted, hosted_factory(args.env, args.host_python, args.imports))
-    args.source, args.env = args.env, hosted  # a tape names the env by its source, hosted or not
+    args.env_name, args.env = args.env, hosted
 
 
 def _train_parser(sub: Any, row: runtimes.Runtime, parents: List[argparse.ArgumentParser]) -> None:
@@ -152,6 +156,12 @@ def _parser() -> argparse.ArgumentParser:
     conform.add_argument(
         "--any-env", action="store_true", help="--verify a tape recorded under another env id (the spaces still match)"
     )
+    conform.add_argument(
+        "--states",
+        action="store_true",
+        help="--record the env's snapshots too: a replay elsewhere (another era, machine, or engine such as "
+        "Octave) then compares each step from the recorded state",
+    )
 
     pins = sub.add_parser("pins", help="print an era's pip constraints (shipped in the wheel), or their path")
     pins.add_argument(
@@ -167,6 +177,12 @@ def _parser() -> argparse.ArgumentParser:
     tox.add_argument("--dir", default=".", help="your project's folder (default: here)")
     tox.add_argument("--force", action="store_true", help="overwrite files that exist")
     tox.add_argument("--no-rllib", action="store_true", help="leave the rllib tox env out of the matrix")
+    tox.add_argument(
+        "--env-era",
+        choices=sorted(runtimes.ERAS),
+        help="your env installs in this era only: the tox envs of the other Python build a host venv of this era "
+        "and drive the env there (bridge.remote)",
+    )
     return parser
 
 
@@ -181,7 +197,9 @@ def check_command(args: argparse.Namespace) -> int:
 
 def conform_command(args: argparse.Namespace) -> int:
     from bridge.conformance import Tape, record, verify
+    from bridge.conformance.machine import describe, differences
 
+    name = getattr(args, "env_name", args.env)  # the user's name, also when hosted (--host-python)
     if args.record:
         folder = os.path.dirname(os.path.abspath(args.record))
         try:  # before recording: a path that cannot hold the tape is refused before any work
@@ -190,8 +208,7 @@ def conform_command(args: argparse.Namespace) -> int:
             got = f"{args.record!r} ({type(e).__name__}: {e.strerror})"
             expectation = "name a file in a folder that exists or can be made"
             raise error(SpecError, "--record", expectation, got, "Pick another path") from e
-        source = getattr(args, "source", args.env)
-        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=source)
+        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=name, states=args.states)
         manifest = tape.save(args.record)
         print(
             f"recorded {len(tape.actions)} actions, {len(tape.entries)} entries of {args.env} "
@@ -199,11 +216,21 @@ def conform_command(args: argparse.Namespace) -> int:
         )
         return 0
     tape = Tape.load(args.verify)
-    env_id = None if args.any_env else getattr(args, "source", args.env)  # checked unless the user opts out
+    env_id = None if args.any_env else name  # the tape's label is checked unless the user opts out
     results = verify(lambda: load_env(args.env), tape, args.views, snapshot_at=len(tape.actions) // 3, env_id=env_id)
     print(f"envbridge conform: {args.env}, tape {args.verify} ({len(tape.actions)} actions, seed {tape.seed})")
-    for name, verdict in results.items():
-        print(f"  {name:<10} {verdict.kind}" + (f"  {verdict.detail}" if verdict.detail else ""))
+    probe = load_env(args.env)  # the engine that runs its step (Python, or Octave for .m functions) is part of "where"
+    try:
+        elsewhere = differences(tape.platform, describe(probe))
+    finally:
+        probe.close()
+    if elsewhere:  # the one rule: bit for bit on the platform of the recording, else within declared ulps
+        print(f"  recorded elsewhere: {'; '.join(elsewhere)}")
+        print(
+            "  (the env here against the tape within its declared ulps; every export against the env here, bit for bit)"
+        )
+    for view, verdict in results.items():
+        print(f"  {view:<10} {verdict.kind}" + (f"  {verdict.detail}" if verdict.detail else ""))
     # a view the user named must run; by default a documented refusal or a missing framework is fine
     asked = set(args.views or [])
     bad = [n for n, v in results.items() if v.failed or (n in asked and not v.agrees)]
@@ -234,6 +261,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if getattr(args, "verbose", False) and e.__cause__ is not None:
             traceback.print_exception(type(e.__cause__), e.__cause__, e.__cause__.__traceback__, file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C, or a user module raising it: one line, the shell's code for SIGINT
+        print(f"envbridge {key}: interrupted", file=sys.stderr)
+        return 130
     finally:
         if shown is not None:
             logging.getLogger("bridge").removeHandler(shown)

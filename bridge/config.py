@@ -4,7 +4,9 @@ read without a YAML library and checked against a declared schema before anythin
 The file format is the subset of YAML a config needs: ``key: value`` lines, nested mappings by
 indentation (flattened to dotted keys, as ``KEY=VALUE`` writes them), ``#`` comments, scalars and
 flow lists (``[32, 32]``). Anchors, aliases, tags, multi-line strings and documents are refused by
-name: a file from a stranger cannot expand, run code or exhaust memory (:data:`LIMITS`).
+name: a file from a stranger cannot expand, run code or exhaust memory (:data:`LIMITS`). A key set
+twice in one file (``prefill: 10`` then ``prefill: 20``, or ``dataset:`` opened twice) is refused:
+YAML keys are unique, and keeping either value would be a guess. Across ``--config`` values, later wins.
 
 Scalars read as YAML 1.2 core does, with one rule for switches: only ``true`` / ``false`` are
 booleans (``yes``, ``no``, ``on``, ``off`` are refused where a bool is wanted, never read as one).
@@ -102,6 +104,7 @@ def _read_file(name: str, flag_name: str) -> Dict[str, Any]:
 def _mapping(lines: List[str], subject: str) -> Dict[str, Any]:
     out: Dict[str, Any] = {}
     stack: List[Tuple[int, str]] = []  # (indent, key) of the open mappings
+    seen: Dict[str, int] = {}  # dotted key (a value or an open mapping) -> the line that set it
     for number, line in enumerate(lines, 1):
         body = _strip_comment(line)
         if not body.strip():
@@ -118,6 +121,10 @@ def _mapping(lines: List[str], subject: str) -> Dict[str, Any]:
         if len(stack) >= LIMITS["depth"]:
             raise _refuse(where, f"nest at most {LIMITS['depth']} levels", f"{len(stack) + 1}", "Flatten it")
         dotted = ".".join([k for _, k in stack] + [key.strip()])
+        if dotted in seen:  # YAML keys are unique; a reader that kept one of the two would guess
+            got = f"{dotted!r} again (line {seen[dotted]} sets it too)"
+            raise _refuse(where, "set each key once", got, "Keep one of the two lines")
+        seen[dotted] = number
         if value.strip():
             out[dotted] = scalar(value, f"{subject} {dotted}")
             if len(out) > LIMITS["entries"]:

@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from bridge import arguments
 from bridge import snapshot as _snapshot
 from bridge.errors import BridgeError, ContractError, SpecError, message
 from bridge.spaces import Space
@@ -56,8 +57,8 @@ def _refused_state(env: Env, e: Exception) -> ContractError:
 def _restore(top: Env, snapshot: Any) -> None:
     """Rewind the stack from ``top`` down to its innermost env in one pass over flat lists.
 
-    1. Walk the stack and the snapshot together and check every level (maker, keys, RNG kind)
-       before anything changes.
+    1. Walk the stack and the snapshot together and check every level (maker, keys, RNG kind, and
+       the innermost env's ``check_state``) before anything changes.
     2. Keep a rollback point for every level whose state can change (wrappers without state of
        their own are skipped).
     3. Set the states from the innermost env outwards. A PCG64 RNG state as ``clone_state`` writes
@@ -89,6 +90,8 @@ def _restore(top: Env, snapshot: Any) -> None:
             check_snapshot_owner(env, part, _ENV_FIX)
         if "state" not in part or len(part) != 2 + ("rng" in part):  # "class": found by the owner check
             _check_keys(part, ("class", "state"), ("rng",), _ENV_FIX)
+        if cls.check_state is not Env.check_state:
+            env.check_state(part["state"])
         if "rng" in part:  # decoded now if it can be; else its kind now and its values when applied
             rng, rng_state = env.np_random, part["rng"]
             raw = _snapshot.rng_bytes(rng, rng_state)
@@ -178,10 +181,9 @@ class Env:
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         """Start an episode. Subclasses call ``super().reset(seed=seed)`` and return (obs, info)."""
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise SpecError(message("reset seed", "be a non-negative int or None", seed, "Pass e.g. seed=0"))
-            self._np_random = np.random.default_rng(int(seed))
-            self._np_random_seed = int(seed)
+            seed = arguments.seed(seed, "reset seed")
+            self._np_random = np.random.default_rng(seed)
+            self._np_random_seed = seed
         return None  # type: ignore[return-value]
 
     def step(self, action: Any) -> StepResult:
@@ -237,6 +239,14 @@ class Env:
     def set_state(self, state: Any) -> None:
         """Inverse of :meth:`get_state`."""
         raise NotImplementedError
+
+    def check_state(self, state: Any) -> None:
+        """Refuse ``state`` (raise a BridgeError) before :meth:`restore_state` changes anything.
+
+        By default every state is left to :meth:`set_state` (a refusal there is rolled back). An env
+        whose ``set_state`` rebuilds objects, so that a rollback would not give back the same ones,
+        checks here: the importers' pickled snapshots (``adapters/importers/source.py``).
+        """
 
     def _why_no_snapshot(self) -> str:
         subject = f"{type(self).__name__}.clone_state"

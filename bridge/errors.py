@@ -7,7 +7,7 @@ and keeps the four parts (check reports show them apart). Callers build, then ra
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 __all__ = [
     "BridgeError",
@@ -20,6 +20,7 @@ __all__ = [
     "message",
     "statement",
     "error",
+    "close_beside",
 ]
 
 Parts = Tuple[str, str, str, str]
@@ -89,3 +90,18 @@ def statement(subject: str, expectation: str, actual: object) -> str:
 def _sentence(text: str) -> str:
     text = text.rstrip()
     return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def close_beside(refusal: BaseException, close: Callable[[], Any], what: str) -> None:
+    """Call ``close`` (the cleanup after ``refusal``); should it raise, the refusal stays the error
+    and the close error is reported beside it, as a note (``__notes__``: Python 3.11 prints it under
+    the traceback; on 3.9 it is kept on the exception), never instead of it. Call it inside the
+    ``except`` block, then re-raise the refusal."""
+    try:
+        close()
+    except Exception as e:  # noqa: BLE001 - any close error is reported, none replaces the refusal
+        note = f"Closing {what} after this error also failed: {type(e).__name__}: {e}"
+        if hasattr(refusal, "add_note"):
+            refusal.add_note(note)
+        else:
+            refusal.__notes__ = [*getattr(refusal, "__notes__", ()), note]  # type: ignore[attr-defined]

@@ -5,24 +5,28 @@ remote env runners.
 ``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), an
 env of another framework as ``scheme:id`` (:data:`SCHEMES`: ``gymnasium:CartPole-v1``,
 ``gym:CartPole-v1``, ``dm_control:cartpole-swingup``; the rest and the make kwargs go to that
-framework's importer), a factory, a :class:`bridge.Env` class or instance, and (for batched exports) a
-:class:`bridge.VectorEnv` class or instance; it says whether it built the env (so a refused export
+framework's importer), a file an importer of :data:`SUFFIXES` builds (``path/to/createEnv.m``:
+a MATLAB function that returns an rlFunctionEnv, run by GNU Octave), a factory, a
+:class:`bridge.Env` class or instance, and (for batched exports) a :class:`bridge.VectorEnv` class
+or instance; it says whether it built the env (so a refused export
 closes what it built, never the caller's env). :func:`load_env` is the same for a string alone.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from typing import Any, Dict, Iterable, Optional, Tuple
 
 from bridge import runtimes
 from bridge.env import Env
-from bridge.errors import BridgeError, ContractError, SpecError, error, message
+from bridge.errors import BridgeError, ContractError, MissingDependencyError, SpecError, close_beside, error, message
 from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
+from bridge.regular_file import Refusal, opened
 from bridge.vector import VectorEnv
 
-__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES", "SCHEMES"]
+__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES", "SCHEMES", "SUFFIXES"]
 
 # what resolve() takes, for messages
 SOURCES = "a bridge.Env, its class, a factory, a registered id, module:attr or path/to/file.py:attr"
@@ -34,6 +38,10 @@ SCHEMES: Dict[str, str] = {
     "gym": "bridge.adapters.importers.gym:from_gym",
     "dm_control": "bridge.adapters.dm_env.importer:from_dm_control",
 }
+
+# a file suffix -> "module:attr" of the importer that builds an env from the file (with the make
+# kwargs), loaded on first use: a MATLAB function that creates an rlFunctionEnv, run by Octave
+SUFFIXES: Dict[str, str] = {".m": "bridge.adapters.matlab.octave.source:from_m_file"}
 
 _FORMS = "module:attr or path/to/file.py:attr"
 _NAMES = f"a registered id, {_FORMS}"
@@ -63,10 +71,16 @@ def import_modules(names: Iterable[str]) -> None:
 def _import_file(path: str) -> Any:
     """Import ``path/to/file.py`` as module ``file`` (its folder goes on sys.path, so worker
     processes can import it too); refuse when that name already means another module."""
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise SpecError(message("env file", "exist", repr(path), "Check the path (relative to the current folder)"))
+    with opened(path, Refusal(f"env file {path!r}", "Point at the .py file itself", SpecError)):
+        pass  # a FIFO, a directory or a device named x.py is refused by what it is (never opened blocking)
     folder, stem = os.path.split(os.path.abspath(path))
     stem = stem[: -len(".py")]
+    if "." in stem:  # import_module("dotted.name") looks for a package "dotted": "No module named 'dotted'"
+        fix = f"Rename the file without the dot, e.g. {stem.replace('.', '_')}.py"
+        got = f"{os.path.basename(path)!r} (Python reads a dot in a module name as a package)"
+        raise SpecError(message("env file name", "be importable as one module (no dot before .py)", got, fix))
     if folder not in sys.path:
         sys.path.append(folder)  # after the installed packages, as importable_cwd
     module = import_user_module(stem, f"env file {path}")
@@ -83,6 +97,9 @@ def env_source(name: str) -> Any:
         raise SpecError(message("env", f"be {_NAMES}", repr(name), "Pass e.g. envbridge/GridWorld-v0"))
     if name in registry:
         return name
+    suffix = os.path.splitext(name)[1]
+    if suffix in SUFFIXES:
+        return _imported(name, SUFFIXES[suffix], name)
     if ":" not in name:
         known = suggestion(name)
         known += "" if known.endswith("?") else "."
@@ -159,6 +176,8 @@ def resolve(
     if isinstance(source, str):
         target = env_source(source)
         if isinstance(target, str):
+            if kwargs and target in registry:
+                _check_kwargs(load_entry_point(registry[target].entry_point), kwargs, subject)
             return make(target, **kwargs), True
         if isinstance(target, kinds):
             return resolve(target, kwargs, subject=subject, batch=batch)
@@ -171,14 +190,36 @@ def resolve(
             raise error(SpecError, subject, "be a single env", f"the VectorEnv class {source.__name__}", fix)
         if num_envs is not None:
             kwargs.setdefault("num_envs", num_envs)
+    _check_kwargs(source, kwargs, subject)
     env = _call(source, kwargs, named)
     if not isinstance(env, kinds):
+        refusal = _not_a_source(subject, f"a {type(env).__name__} from {_name(named)}()", batch)
         env_close = getattr(env, "close", None)
         if isinstance(env, (Env, VectorEnv)) and callable(env_close):
-            env_close()  # a VectorEnv where one env was wanted: refused, nothing left open
-        got = f"a {type(env).__name__} from {_name(named)}()"
-        raise _not_a_source(subject, got, batch)
+            # a VectorEnv where one env was wanted: refused, nothing left open (a close error goes beside)
+            close_beside(refusal, env_close, f"the {type(env).__name__} {_name(named)}() built")
+        raise refusal
     return env, True
+
+
+def _check_kwargs(factory: Any, kwargs: Dict[str, Any], subject: str) -> None:
+    """Refuse keyword arguments ``factory`` (a class or function) does not take, before calling it:
+    its own TypeError would come from inside the user's ``__init__`` (RLlib's env_config
+    ``{"nope": 1}`` reached ``GridWorld.__init__``). A factory with ``**kwargs`` takes anything."""
+    if not kwargs:
+        return
+    try:
+        params = list(inspect.signature(factory).parameters.values())
+    except (TypeError, ValueError):  # a callable without a signature: its call speaks for itself
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = sorted(k for k in kwargs if k not in names)
+    if unknown:
+        takes = f"{_name(factory)} takes ({', '.join(names)})" if names else f"{_name(factory)} takes (none)"
+        fix = "Pass only those (the make kwargs, or RLlib's env_config)"
+        raise error(SpecError, f"{subject} kwargs", f"be keyword arguments {takes}", unknown, fix)
 
 
 def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
@@ -187,7 +228,20 @@ def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
         return factory(**kwargs)
     except BridgeError:
         raise
+    except SystemExit as e:  # sys:exit named as a factory, or one that exits: never end the caller silently
+        fix = "Point at a bridge.Env subclass or a function that returns one (building an env must not exit)"
+        got = f"sys.exit({e.code!r})"
+        raise error(ContractError, f"env factory {_name(named)}", "build the env without exiting", got, fix) from e
     except Exception as e:
+        missing = runtimes.missing_package(e) if isinstance(e, ImportError) else ""
+        if missing:  # an env package not installed where the env is built (e.g. in a host)
+            raise error(
+                MissingDependencyError,
+                f"the package {missing!r}",
+                f"be installed in {sys.executable} for env {_name(named)}",
+                f"{type(e).__name__}: {e}",
+                runtimes.env_package_hint(missing),
+            ) from e
         fix = "Fix the factory; its exception and traceback are chained as __cause__"
         raise error(
             ContractError,

@@ -75,10 +75,18 @@ def _seed(subject: str, value: Any) -> Optional[int]:
     return int(value)
 
 
+# the largest image side DreamerV2's ResizeImage may produce: an image is allocated at this size (and
+# the resize maps read off PIL at it) before the first step, so (20000, 20000) was a MemoryError
+MAX_IMAGE_SIDE = 4096
+
+
 def _size(subject: str, value: Any) -> Tuple[int, int]:
     ok = isinstance(value, (tuple, list)) and len(value) == 2
     if not ok or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in value):
         raise _refuse(subject, "be (height, width), two ints >= 1", value, "Pass e.g. (64, 64)")
+    if max(value) > MAX_IMAGE_SIDE:  # bounded before anything is allocated
+        expectation = f"be at most {MAX_IMAGE_SIDE} pixels a side (an image of that size is allocated)"
+        raise _refuse(subject, expectation, value, "Pass e.g. (64, 64), the size DreamerV2's world model is built for")
     return (int(value[0]), int(value[1]))
 
 

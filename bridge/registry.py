@@ -100,6 +100,9 @@ def import_user_module(name: str, subject: str, missing: Optional[str] = None) -
         raise ContractError(
             message(subject, "import without raising", f"{name!r}: {type(e).__name__}: {e}", fix)
         ) from e
+    except SystemExit as e:  # an import that exits would end the caller (the CLI: exit 0, silently)
+        fix = "Move the exit under if __name__ == '__main__': (importing a module must not end the program)"
+        raise ContractError(message(subject, "import without exiting", f"{name!r}: sys.exit({e.code!r})", fix)) from e
 
 
 def register(

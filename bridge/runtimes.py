@@ -15,7 +15,18 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from bridge.errors import SpecError, message
 
-__all__ = ["Runtime", "RUNTIMES", "ERAS", "get", "load", "available", "probe", "era_of_interpreter", "install_hint"]
+__all__ = [
+    "Runtime",
+    "RUNTIMES",
+    "ERAS",
+    "ERA_VENVS",
+    "get",
+    "load",
+    "available",
+    "probe",
+    "era_of_interpreter",
+    "install_hint",
+]
 
 
 class Runtime:
@@ -287,6 +298,12 @@ ERAS: Dict[str, Tuple[Tuple[int, int], str]] = {
         "pip install 'envbridge[legacy]'{pins} && pip install --no-deps dreamerv2==2.2.0",
     ),
 }
+# era -> the venv its set-up makes (README, docs/remote.md): an era name's interpreter when
+# $ENVBRIDGE_PYTHON_<ERA> is unset (bridge.hosted.pythons), the folder `envbridge init tox` names
+ERA_VENVS: Dict[str, str] = {"modern": ".venv", "legacy": ".venv-legacy"}
+# env packages (top-level module -> the envbridge extra that installs it at the modern pins); a
+# missing one is a MissingDependencyError naming the interpreter and this pip line (env_package_hint)
+ENV_EXTRAS: Dict[str, str] = {"minigrid": "gymnasium-envs", "ale_py": "atari", "dm_control": "dm", "mujoco": "dm"}
 # extra -> what its pip line pins besides (SB3's torch: the CPU wheel, not a multi-GB CUDA build)
 _PINS = {"sb3": " torch==2.13.0", "rllib": " torch==2.13.0"}
 
@@ -349,3 +366,32 @@ def install_hint(name: str) -> str:
             + command.format(extra=runtime.extra, pins=_PINS.get(runtime.extra, ""))
         )
     return "Run: " + command.format(extra=runtime.extra, pins=_PINS.get(runtime.extra, ""))
+
+
+def env_package_hint(module: str) -> str:
+    """What installs the env package ``module`` (top-level) into this interpreter, naming it: run
+    where the env is built, e.g. in a host of :func:`bridge.remote`, that is the host's interpreter."""
+    runtime = next((name for name, row in RUNTIMES.items() if module in row.probe), None)
+    if runtime is not None:  # a framework (gymnasium, dm_env, ...): its runtime's own hint
+        return install_hint(runtime)
+    extra = ENV_EXTRAS.get(module)
+    if extra is None:
+        return f"Run: {sys.executable} -m pip install {module}"
+    if era_of_interpreter() != "modern":
+        wanted = "Python {}.{}".format(*ERAS["modern"][0])
+        return (
+            f"The package {module} belongs to the modern era ({wanted}); this is Python "
+            f"{sys.version_info[0]}.{sys.version_info[1]}. Host the env in a {wanted} environment "
+            f"(--host-python modern, or bridge.remote(..., python='modern')) where you run: "
+            f"pip install 'envbridge[{extra}]'"
+        )
+    return f"Run: {sys.executable} -m pip install 'envbridge[{extra}]'"
+
+
+def missing_package(e: ImportError) -> str:
+    """The top-level module a ModuleNotFoundError (or one it was raised from) could not find, or ""."""
+    while e is not None:
+        if isinstance(e, ModuleNotFoundError) and e.name:
+            return e.name.split(".")[0]
+        e = e.__cause__ if isinstance(e.__cause__, ImportError) else None  # type: ignore[assignment]
+    return ""

@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional,
 import numpy as np
 from numpy.lib import format as npy_format
 
-from bridge.errors import ContractError
+from bridge.errors import ContractError, SpecError, message
 from bridge.regular_file import Refusal as _Refusal
 from bridge.regular_file import opened as _opened
 
 if TYPE_CHECKING:
     import zipfile  # imported where used: it costs `import bridge` about 7 ms
 
-__all__ = ["Limits", "LIMITS", "Member", "write_npz", "read_npz", "sha256_file"]
+__all__ = ["Limits", "LIMITS", "Member", "write_npz", "check_save_path", "read_npz", "sha256_file"]
 
 _MAX_HEADER = 10_000  # bytes of a .npy header dict; numpy's own default limit
 _CHUNK = 1 << 20
@@ -99,13 +99,17 @@ class Member:
 
 
 # -- writing -------------------------------------------------------------------------------------
-def write_npz(path: str, arrays: Dict[str, np.ndarray], *, compress: bool) -> None:
+def write_npz(path: str, arrays: Dict[str, np.ndarray], *, compress: bool, subject: str = "save path") -> None:
     """Write ``arrays`` as ``<name>.npy`` members, atomically (a temporary file, then a rename).
 
     Timestamps are fixed, so equal arrays give equal bytes (and equal sha256). Object arrays are
     refused by numpy (``allow_pickle=False``); callers check dtypes first for a better message.
+    A ``path`` that is a folder, or inside a folder that does not exist, is a SpecError naming it
+    (``subject``) before anything is written.
     """
     import zipfile
+
+    check_save_path(path, subject)
 
     method = _DEFLATED if compress else _STORED
     temporary = f"{path}.{os.getpid()}.tmp"
@@ -120,6 +124,23 @@ def write_npz(path: str, arrays: Dict[str, np.ndarray], *, compress: bool) -> No
     finally:
         if os.path.exists(temporary):
             os.remove(temporary)
+
+
+def check_save_path(path: Any, subject: str) -> None:
+    """A SpecError unless ``path`` names a file (new or not) inside an existing folder."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise SpecError(
+            message(subject, "be a file path (str or os.PathLike)", repr(path)[:80], "Pass e.g. 'state.npz'")
+        )
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        fix = f"Pass a file path inside it, e.g. {os.path.join(path, 'state.npz')!r}"
+        raise SpecError(message(subject, "name a file", f"{path!r} (a folder)", fix))
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        what = "a file" if os.path.exists(folder) else "no such folder"
+        fix = f"Create the folder first: os.makedirs({folder!r}, exist_ok=True)"
+        raise SpecError(message(subject, "be inside an existing folder", f"{path!r} ({folder!r} is {what})", fix))
 
 
 # -- reading -------------------------------------------------------------------------------------

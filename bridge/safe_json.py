@@ -26,7 +26,18 @@ from bridge.regular_file import Refusal as _Refusal
 from bridge.regular_file import read_regular
 from bridge.safe_files import LIMITS, Limits
 
-__all__ = ["parse_json", "read_json_file", "depth_of_text", "shape_of_text", "depth_of", "loads", "dumps", "FAST_DEPTH"]
+__all__ = [
+    "parse_json",
+    "read_json_file",
+    "depth_of_text",
+    "shape_of_text",
+    "depth_of",
+    "loads",
+    "dumps",
+    "preview",
+    "short_json",
+    "FAST_DEPTH",
+]
 
 FAST_DEPTH = 100  # documents at most this deep use the json module's C code
 # a JSON string: from an opening quote to the closing one, or to the end of a text that never
@@ -83,6 +94,50 @@ def loads(text: str, depth: int) -> Any:
 def dumps(tree: Any, depth: int, indent: Any = None) -> str:
     """``json.dumps(tree)`` for a tree ``depth`` levels deep; compact and iterative when deep."""
     return json.dumps(tree, indent=indent) if depth <= FAST_DEPTH else _dumps_deep(tree)
+
+
+def preview(tree: Any, limit: int = 60) -> str:
+    """``repr(tree)[:limit]`` for nested dicts, lists and tuples of any depth, without recursion.
+
+    ``repr`` of a stranger's tree nested a few hundred levels deep raises ``RecursionError``
+    (in an error message about that very tree); this writes the same text, left to right, and
+    stops once ``limit`` characters are out.
+    """
+    return _cut(tree, limit, as_json=False)
+
+
+def short_json(tree: Any, limit: int = 80) -> str:
+    """``json.dumps(tree, default=repr)[:limit]`` at any depth, without recursion (as :func:`preview`)."""
+    return _cut(tree, limit, as_json=True)
+
+
+def _cut(tree: Any, limit: int, as_json: bool) -> str:
+    out: List[str] = []
+    size, stack = 0, [tree]
+    while stack and size < limit:
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            text = str(item)
+        elif type(item) is dict:
+            text, pairs = "{", list(item.items())
+            stack.append(_Raw("}"))
+            for i in reversed(range(len(pairs))):
+                key = json.dumps(str(pairs[i][0])) if as_json else repr(pairs[i][0])
+                stack.append(pairs[i][1])
+                stack.append(_Raw((", " if i else "") + key + ": "))
+        elif type(item) in (list, tuple):
+            is_list = as_json or type(item) is list
+            text = "[" if is_list else "("
+            stack.append(_Raw("]" if is_list else ",)" if len(item) == 1 else ")"))
+            for i in reversed(range(len(item))):
+                stack.append(item[i])
+                if i:
+                    stack.append(_Raw(", "))
+        else:
+            text = json.dumps(item, default=repr) if as_json else repr(item)
+        out.append(text)
+        size += len(text)
+    return "".join(out)[:limit]
 
 
 # -- within limits, as the house error ------------------------------------------------------------

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -129,7 +130,7 @@ def _assign(bit_generator: Any, decoded: dict, rng: np.random.Generator, state: 
         bit_generator.state = decoded
     except (TypeError, ValueError, KeyError, OverflowError, AttributeError) as e:
         kind = type(rng.bit_generator).__name__
-        got = json.dumps(state, default=repr)[:80]
+        got = safe_json.short_json(state, 80)
         raise ContractError(
             message("snapshot RNG", f"be a {kind} state from clone_state()", got, "Restore a snapshot of this env")
         ) from e
@@ -143,10 +144,15 @@ def _ints_to_str(tree: Any) -> Any:
     return tree
 
 
-def _str_to_ints(tree: Any) -> Any:
-    if isinstance(tree, dict):
-        return {k: (v if k == "bit_generator" else _str_to_ints(v)) for k, v in tree.items()}
-    if isinstance(tree, str) and tree.lstrip("-").isdigit():
+_DECIMAL = re.compile(r"-?[0-9]{1,200}")  # ASCII digits only: "²".isdigit() is True, int("²") a ValueError
+
+
+def _str_to_ints(tree: Any, depth: int = 0) -> Any:
+    """Decimal strings back to ints, two dict levels deep (a bit-generator state's shape); anything
+    else is left as it is for the bit generator's own assignment to refuse (:func:`_assign`)."""
+    if isinstance(tree, dict) and depth < 2:
+        return {k: (v if k == "bit_generator" else _str_to_ints(v, depth + 1)) for k, v in tree.items()}
+    if isinstance(tree, str) and _DECIMAL.fullmatch(tree):
         return int(tree)
     return tree
 
@@ -158,6 +164,7 @@ def save(path: str, snapshot: Any, *, limits: Limits = LIMITS, compress: bool = 
 
     Refuses (SpecError) what :func:`load` with the same ``limits`` would refuse.
     """
+    safe_files.check_save_path(path, "snapshot.save path")  # before the snapshot is encoded
     arrays: List[np.ndarray] = []
 
     def leaf(array: np.ndarray, scalar: bool) -> Tuple[Any, int]:
@@ -169,7 +176,7 @@ def save(path: str, snapshot: Any, *, limits: Limits = LIMITS, compress: bool = 
     _fits(arrays, text, limits)
     members = {f"a{i}": a for i, a in enumerate(arrays)}
     members["tree"] = np.array(text)
-    safe_files.write_npz(path, members, compress=compress)
+    safe_files.write_npz(path, members, compress=compress, subject="snapshot.save path")
 
 
 def _fits(arrays: List[np.ndarray], text: str, limits: Limits) -> None:
@@ -234,7 +241,7 @@ def load(path: str, *, limits: Limits = LIMITS) -> Any:
         index = item[key]
         if set(item) != {key} or type(index) is not int or not 0 <= index < len(arrays):  # no bool, no -1
             expectation = f"reference only its arrays a0..a{len(arrays) - 1}"
-            raise ContractError(message("snapshot file tree", expectation, json.dumps(item), _RESAVE))
+            raise ContractError(message("snapshot file tree", expectation, safe_json.short_json(item, 200), _RESAVE))
         if key == _SCALAR and arrays[index].shape != ():
             raise ContractError(
                 message("snapshot file tree", "mark only 0-d arrays as scalars", json.dumps(item), _RESAVE)

@@ -21,6 +21,8 @@ def install_hint(module: str) -> str:
     top = module.split(".")[0]
     if top in _CLI_MODULES:
         return "Run: pip install 'envbridge[cli]'"
+    if top in runtimes.ENV_EXTRAS:  # an env package: its extra, into this interpreter
+        return runtimes.env_package_hint(top)
     for name, runtime in runtimes.RUNTIMES.items():
         if top in runtime.probe:
             return runtimes.install_hint(name)

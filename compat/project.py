@@ -15,8 +15,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from bridge.compat import pins
 
-from bridge import __version__
+from bridge import __version__, runtimes
 from bridge.errors import SpecError, message
+from bridge.hosted.pythons import PYTHON_VARIABLE
 
 __all__ = ["render", "write_all", "init_command"]
 
@@ -56,7 +57,7 @@ commands = pytest tests {{posargs}}
 """
 
 
-def _section(env: pins.ToxEnv) -> str:
+def _section(env: pins.ToxEnv, env_era: Optional[str] = None) -> str:
     lines = [f"[testenv:{env.name}]", f"# {env.stack}", f"basepython = python{env.python}"]
     if env.extra or env.deps:
         lines.append("deps =")
@@ -65,12 +66,39 @@ def _section(env: pins.ToxEnv) -> str:
             lines.append(f"    # {why}")
             lines.append(f"    {requirement}")
         lines.append("    pytest")
-    if env.views != pins.TOX_ENVS["core-py311"].views:
-        lines += ["setenv =", "    {[testenv]setenv}", f"    ENVBRIDGE_VIEWS = {','.join(env.views)}"]
+    setenv = [f"ENVBRIDGE_VIEWS = {','.join(env.views)}"] if env.views != pins.TOX_ENVS["core-py311"].views else []
+    notes, pre = [], []
     for requirement, why in env.after:
-        lines.append(f"# {requirement.split('==')[0]} without its dependencies: {why}")
-        lines.append(f"commands_pre = python -m pip install --no-deps {requirement}")
+        notes.append(f"# {requirement.split('==')[0]} without its dependencies: {why}")
+        pre.append(f"python -m pip install --no-deps {requirement}")
+    python = era_python_version(env_era) if env_era else env.python
+    if python != env.python:  # your env lives in the other era: a host venv of that era, built first
+        lines.append(f"# your env is built in a Python {python} host venv ({env_era} pins), driven from here")
+        lines.append("skip_install = true")  # your package may not install here: the host has it
+        lines.append(f"allowlist_externals = env, python{python}")
+        pre += [line.format(python=python, era=env_era, source=SOURCE) for line in _HOST]
+        setenv.append(f"{PYTHON_VARIABLE.format(env_era.upper())} = {{envtmpdir}}/host/bin/python")
+    if setenv:
+        lines += ["setenv =", "    {[testenv]setenv}"] + [f"    {line}" for line in setenv]
+    lines += notes
+    if len(pre) == 1:
+        lines.append(f"commands_pre = {pre[0]}")
+    elif pre:
+        lines += ["commands_pre ="] + [f"    {line}" for line in pre]
     return "\n".join(lines) + "\n"
+
+
+# the host venv of a tox env whose Python is not your env's era: your package and envbridge at that era's pins
+_HOST = (
+    "env -u PIP_CONSTRAINT python{python} -m venv {{envtmpdir}}/host",
+    "env -u PIP_CONSTRAINT {{envtmpdir}}/host/bin/python -m pip install -q -c {{toxinidir}}/constraints/{era}.txt "
+    "{{toxinidir}} {source}",
+)
+
+
+def era_python_version(era: str) -> str:
+    """``"3.9"`` for the legacy era, ``"3.11"`` for the modern one (the runtime table's ERAS)."""
+    return "{}.{}".format(*runtimes.ERAS[era][0])
 
 
 def tox_envs(without: Sequence[str] = ()) -> Dict[str, pins.ToxEnv]:
@@ -82,13 +110,17 @@ def tox_envs(without: Sequence[str] = ()) -> Dict[str, pins.ToxEnv]:
     return {n: e for n, e in pins.TOX_ENVS.items() if n not in without}
 
 
-def tox_ini(without: Sequence[str] = ()) -> str:
-    """The tox.ini text: the shared [testenv], then one section per row of TOX_ENVS."""
+def tox_ini(without: Sequence[str] = (), env_era: Optional[str] = None) -> str:
+    """The tox.ini text: the shared [testenv], then one section per row of TOX_ENVS (``env_era``:
+    the era your env is built in; the tox envs of the other Python host it there)."""
     envs = tox_envs(without)
     width = max(len(n) for n in envs) + 2
     table = "\n".join(f"#   {n:<{width}}Python {e.python}: {e.stack}" for n, e in envs.items())
+    if env_era:
+        version = era_python_version(env_era)
+        table += f"\n# Your env is built in Python {version} ({env_era}): the other envs host it there (bridge.remote)."
     head = _HEADER.format(version=__version__, table=table, envlist=", ".join(envs), source=SOURCE)
-    return "\n".join([head] + [_section(e) for e in envs.values()])
+    return "\n".join([head] + [_section(e, env_era) for e in envs.values()])
 
 
 _TEST = '''\
@@ -100,9 +132,12 @@ and its snapshots -- into tests/tapes/<env>/<era>.npz. Every env then answers tw
 do the exports it has (Gymnasium, SB3, gym 0.23, DreamerV2, the MATLAB facade) agree with your env
 here, bit for bit; and is your env the same in the other era: the other era's tape replayed step
 by step from its recorded state, bit for bit or within the ulps the env declares (cross_era_ulps,
-default 0; run pytest -rA to see what was measured). Commit tests/tapes/, so each era checks the
-other's recording. After a deliberate change of an env, delete its folder under tests/tapes/ and
-run tox again.
+default 0; run pytest -rA to see what was measured). Bit for bit holds on the machine a tape was
+recorded on; each tape says where that was (Python, numpy, the BLAS kernel, the CPU), so a tape
+recorded on your laptop and replayed on a CI server with another CPU is held to the declared ulps
+too, and a failure names both machines. Commit tests/tapes/, so each era checks the other's
+recording. After a deliberate change of an env, delete its folder under tests/tapes/ and run tox
+again.
 """
 
 import os
@@ -113,7 +148,7 @@ from bridge.conformance.eras import CrossEraSuite
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TAPES = os.path.join(HERE, "tapes")
-{classes}
+{helpers}{classes}
 
 def test_constraints_are_the_installed_envbridges_pins():
     # constraints/ holds copies of `envbridge pins <env>`: after upgrading envbridge, refresh them
@@ -125,34 +160,56 @@ _CLASS = """
 class Test{name}AcrossEras(CrossEraSuite):
     tapes_dir = os.path.join(TAPES, "{folder}")
     steps = 200  # actions per tape
-    cross_era_ulps = None  # None: {attr}.cross_era_ulps, the env's declared last-bit difference across eras
+    cross_era_ulps = None  # None: {ulps}
 
     def make_env(self):
-        return {alias}()
+        return {make}
 """
 
+# an env built in one era (``--env-era``): no import of it here, where its packages may not install
+_HOSTED = '''
 
-def conformance_test(envs: List[str]) -> str:
+def hosted(source, era):
+    """The env ``source`` built here when this interpreter is of ``era``, else in a host of that era
+    (tox builds it and sets $ENVBRIDGE_PYTHON_<ERA>; bridge.remote drives it from here)."""
+    if runtimes.era_of_interpreter() == era:
+        return load_env(source)
+    return bridge.remote(source, python=era)
+'''
+_HOSTED_IMPORTS = "import bridge\nfrom bridge import runtimes\nfrom bridge.loading import load_env"
+
+
+def conformance_test(envs: List[str], env_era: Optional[str] = None) -> str:
     """The test file for ``envs`` (each ``module:attr``, a bridge.Env class or a factory).
 
     Each env is imported under its own alias (``Corridor_1``), so two envs with the same attribute
     name, or an env named like a name of this file (``CrossEraSuite``), shadow nothing; a class
-    name repeats an attribute only once (``TestEnvAcrossEras``, then ``TestEnv2AcrossEras``).
+    name repeats an attribute only once (``TestEnvAcrossEras``, then ``TestEnv2AcrossEras``). With
+    ``env_era`` nothing is imported: each env is built by ``hosted(source, era)``.
     """
     imports, classes, names = [], [], set()
     for i, env in enumerate(envs, 1):
         module, attr = env.split(":")
-        imports.append(f"from {module} import {attr} as {attr}_{i}")
+        if env_era is None:
+            imports.append(f"from {module} import {attr} as {attr}_{i}")
+            ulps = f"{attr}.cross_era_ulps, the env's declared last-bit difference across eras/machines"
+            make = f"{attr}_{i}()"
+        else:
+            ulps, make = "the env's cross_era_ulps where built here, 0 through a host", f'hosted("{env}", "{env_era}")'
         name, k = attr, i
         while name in names:  # Env, then Env2 (or Env3 when an attr is itself Env2)
             name, k = f"{attr}{k}", k + 1
         names.add(name)
-        classes.append(_CLASS.format(name=name, attr=attr, alias=f"{attr}_{i}", folder=env.replace(":", ".")))
-    return _TEST.format(version=__version__, imports="\n".join(imports), classes="".join(classes))
+        classes.append(_CLASS.format(name=name, ulps=ulps, make=make, folder=env.replace(":", ".")))
+    if env_era is not None:
+        imports.append(_HOSTED_IMPORTS)
+    helpers = _HOSTED if env_era is not None else ""
+    return _TEST.format(version=__version__, imports="\n".join(imports), helpers=helpers, classes="".join(classes))
 
 
-def render(envs: List[str], without: Sequence[str] = ()) -> Dict[str, str]:
-    """Every file ``init tox`` writes: relative path -> text (``without``: tox envs left out)."""
+def render(envs: List[str], without: Sequence[str] = (), env_era: Optional[str] = None) -> Dict[str, str]:
+    """Every file ``init tox`` writes: relative path -> text (``without``: tox envs left out;
+    ``env_era``: "legacy" or "modern" when your env installs in that era only)."""
     for env in envs:
         if not _ENV_NAME.match(env):
             fix = "Name the env as module:attr, e.g. --env mypkg.envs:Corridor (a bridge.Env class or a factory)"
@@ -161,10 +218,10 @@ def render(envs: List[str], without: Sequence[str] = ()) -> Dict[str, str]:
     if twice:
         raise SpecError(message("--env", "name each env once", f"{twice[0]!r} twice", "Pass each --env once"))
     files = {
-        "tox.ini": tox_ini(without),
+        "tox.ini": tox_ini(without, env_era),
         # the newest first: pyenv's `python3` is then 3.11; tox finds python3.9 too
         ".python-version": "".join(f"{v}\n" for v in _versions()),
-        os.path.join("tests", "test_conformance_eras.py"): conformance_test(envs),
+        os.path.join("tests", "test_conformance_eras.py"): conformance_test(envs, env_era),
     }
     for name in tox_envs(without):
         files[os.path.join("constraints", f"{name}.txt")] = pins.text(name)
@@ -250,14 +307,14 @@ def _makedirs(path: str, made: List[str]) -> None:
 
 
 def init_command(args: argparse.Namespace) -> int:
-    """``envbridge init tox --env module:attr [--dir DIR] [--force] [--no-rllib]``."""
+    """``envbridge init tox --env module:attr [--dir DIR] [--force] [--no-rllib] [--env-era ERA]``."""
     folder = os.path.abspath(args.dir)
     if not os.path.isdir(folder):
         raise SpecError(
             message("--dir", "be an existing folder", repr(args.dir), "Create it first, or pass your project's folder")
         )
     without = ("rllib",) if getattr(args, "no_rllib", False) else ()
-    written = write_all(folder, render(args.envs, without), force=args.force)
+    written = write_all(folder, render(args.envs, without, getattr(args, "env_era", None)), force=args.force)
     print(f"envbridge init tox: wrote in {folder}:")
     for rel in written:
         print(f"  {rel}")

@@ -36,3 +36,15 @@ def require(module: str) -> ModuleType:
 def raises_exactly(error: type, text: str) -> Any:
     """``pytest.raises`` that asserts the whole message, not a fragment."""
     return pytest.raises(error, match=f"^{re.escape(text)}$")
+
+
+TESTS = os.path.dirname(os.path.abspath(__file__))  # this folder: what a subprocess puts on PYTHONPATH
+
+
+def other_kernel() -> str:
+    """An OpenBLAS kernel other than the one this interpreter runs (Prescott, or Haswell where
+    Prescott is already in use): ``OPENBLAS_CORETYPE`` set to it in a subprocess emulates another
+    machine (docs/conformance.md)."""
+    from bridge.conformance.machine import describe
+
+    return "Haswell" if describe()["blas_kernel"] in ("Prescott", "Katmai") else "Prescott"

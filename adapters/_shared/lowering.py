@@ -27,6 +27,7 @@ import numpy as np
 
 from bridge.errors import ContractError, message
 from bridge.spaces.base import Mismatch, _describe
+from bridge.values import exact_cast  # the one exact-cast rule (incoming values use it too)
 
 __all__ = [
     "Lowering",
@@ -177,6 +178,8 @@ def array_checks(
                 return _lossy(path, x, dtype)
         elif integer and x.dtype.kind not in "iu":
             return (path, "have an integer dtype", f"dtype {x.dtype}", f"Cast it with .astype(np.{dtype})")
+        elif x.dtype.kind not in "biuf":  # strings, objects, records: not "values that round"
+            return (path, "hold numbers", f"dtype {x.dtype}", f"Cast it with .astype(np.{dtype})")
         elif not integer and not exact_cast(x, dtype):
             return _lossy(path, x, dtype)
         want = (x.shape[:1] + shape) if batch and x.ndim else shape
@@ -203,17 +206,6 @@ def inside(x: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
         xs, lo, hi = x.astype(object), low.astype(object), high.astype(object)
         return np.asarray((xs >= lo) & (xs <= hi), dtype=bool)
     return (x >= low) & (x <= high)
-
-
-def exact_cast(x: np.ndarray, dtype: np.dtype) -> bool:
-    """True if the numbers in ``x`` are ``dtype`` values exactly: a dtype that casts safely, or
-    values that cast without rounding (float64 actions a float32 policy computed), in every era."""
-    if np.can_cast(x.dtype, dtype):
-        return True
-    if x.dtype.kind not in "iuf":
-        return False
-    with np.errstate(over="ignore", invalid="ignore"):
-        return bool(np.array_equal(x.astype(dtype), x))
 
 
 def _lossy(path: str, x: np.ndarray, dtype: np.dtype) -> Mismatch:

@@ -5,7 +5,10 @@ a ``BoundedArray`` -> ``Box`` with its per-element bounds and dtype (uint8 HWC w
 in [0, 255] -> ``Image``); an unbounded ``Array`` -> ``Box`` bounded by the dtype (+-inf for
 floats); dicts (order kept) and tuples/lists nest. A bool spec or anything else is refused by name
 with its path. Episode ends: the first FIRST TimeStep is the reset; LAST with discount 0 is
-terminated, LAST with discount > 0 is truncated. Seeding: dm_env has no seed, so ``reset(seed=s)``
+terminated, LAST with discount in (0, 1] is truncated (any other discount is refused). Values follow
+the one rule for incoming values (``bridge/values.py``): an observation the spec's dtype cannot hold
+exactly (int32 ``2**40``, float32 ``1e300``, an int spec's ``2.7``) or a reward that is not a real
+number is refused, never cast. Seeding: dm_env has no seed, so ``reset(seed=s)``
 needs a factory ``make(seed)`` (dm_control: ``task_kwargs={"random": seed}``), which builds a fresh
 env for a seeded reset; an instance is reset with its own seed unless its ``reset`` takes ``seed=``
 (``to_dm_env``'s export does).
@@ -21,9 +24,9 @@ import numpy as np
 from bridge.adapters.dm_env.lowering import dm_env, specs
 from bridge.compat import optional_import
 
-from bridge import spaces
+from bridge import spaces, values
 from bridge.env import Env
-from bridge.errors import ContractError, ConversionError, SpecError, error, message
+from bridge.errors import ContractError, ConversionError, SpecError, close_beside, error, message
 
 __all__ = ["from_dm_env", "DmEnvSource", "to_neutral_space", "from_dm_control"]
 
@@ -61,27 +64,6 @@ def to_neutral_space(spec: Any, path: str = "observation") -> spaces.Space:
     return spaces.Box(low, high, shape, dtype)
 
 
-def _decoder(space: spaces.Space) -> Callable[[Any], Any]:
-    """dm_env value -> neutral value of ``space`` (dicts become plain dicts, arrays keep the dtype)."""
-    if isinstance(space, spaces.Dict):
-        if all(isinstance(s, spaces.Box) for _, s in space.items()):  # dm_control's case: one comprehension
-            leaves = [(k, s.dtype) for k, s in space.items()]
-            return lambda y: {
-                k: v if type(v) is np.ndarray and v.dtype is dt else np.asarray(v, dt)
-                for k, dt in leaves
-                for v in (y[k],)
-            }
-        parts = [(k, _decoder(s)) for k, s in space.items()]
-        return lambda y: {k: dec(y[k]) for k, dec in parts}
-    if isinstance(space, spaces.Tuple):
-        items = [_decoder(s) for s in space]
-        return lambda y: tuple(dec(v) for dec, v in zip(items, y))
-    if isinstance(space, spaces.Discrete):
-        return lambda y: np.int64(y)
-    dtype = space.dtype
-    return lambda y: y if type(y) is np.ndarray and y.dtype is dtype else np.asarray(y, dtype=dtype)
-
-
 def _encoder(spec: Any) -> Callable[[Any], Any]:
     """Neutral action -> the dm_env action of ``spec`` (each leaf at the spec's own dtype)."""
     if isinstance(spec, dict):
@@ -106,15 +88,16 @@ class DmEnvSource(Env):
             got = type(reward).__name__ if not isinstance(reward, specs.Array) else f"shape {reward.shape}"
             fix = "Sum or pick one reward in a wrapper of the dm_env env"
             raise error(ConversionError, "reward_spec()", "be a scalar specs.Array", got, fix)
-        self._decode = _decoder(self.observation_space)
+        self._decode = values.decoder(self.observation_space, "observation")
         self._encode = _encoder(env.action_spec())
         self._takes_seed = "seed" in inspect.signature(env.reset).parameters
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         super().reset(seed=seed)
         if seed is not None and self._make is not None:
+            built = _made(self._make, int(seed))
             self.dm_env.close()
-            self.dm_env = self._make(int(seed))
+            self.dm_env = built
             step = self.dm_env.reset()
         elif seed is not None and self._takes_seed:
             step = self.dm_env.reset(seed=int(seed))
@@ -126,18 +109,25 @@ class DmEnvSource(Env):
             raise SpecError(message("from_dm_env(env) reset seed", "be None for a dm_env instance", seed, fix))
         else:
             step = self.dm_env.reset()
-        if not step.first():
-            raise ContractError(message("dm_env reset()", "return a FIRST TimeStep", step.step_type, _RULE))
-        return self._decode(step.observation), {}
+        if not isinstance(step, dm_env.TimeStep) or not step.first():
+            got = getattr(step, "step_type", type(step).__name__)
+            raise ContractError(message("dm_env reset()", "return a FIRST TimeStep", getattr(got, "name", got), _RULE))
+        return self._decode(step.observation, _AT_RESET), {}
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        kind, reward, discount, obs = self.dm_env.step(self._encode(action))
+        out = self.dm_env.step(self._encode(action))
+        if not isinstance(out, dm_env.TimeStep):
+            raise error(ContractError, _AT_STEP, "return a dm_env.TimeStep", type(out).__name__, values.ENV_FIX)
+        kind, reward, discount, obs = out
+        if type(reward) is not float:
+            reward = values.real(reward, f"{_AT_STEP} reward")
         if kind is _MID:
-            return self._decode(obs), float(reward), False, False, {}
+            return self._decode(obs, _AT_STEP), reward, False, False, {}
         if kind is _LAST:
-            terminated = float(discount) == 0.0
-            return self._decode(obs), float(reward), terminated, not terminated, {}
-        raise ContractError(message("dm_env step()", "return MID or LAST inside an episode", kind.name, _RULE))
+            terminated = _last_discount(discount) == 0.0
+            return self._decode(obs, _AT_STEP), reward, terminated, not terminated, {}
+        got = getattr(kind, "name", repr(kind))
+        raise ContractError(message("dm_env step()", "return MID or LAST inside an episode", got, _RULE))
 
     def close(self) -> None:
         self.dm_env.close()
@@ -145,6 +135,18 @@ class DmEnvSource(Env):
 
 _MID, _LAST = dm_env.StepType.MID, dm_env.StepType.LAST
 _RULE = "Report it to the env's authors: dm_env starts an episode with exactly one FIRST step"
+_AT_RESET, _AT_STEP = "from_dm_env env's reset()", "from_dm_env env's step()"
+
+
+def _last_discount(discount: Any) -> float:
+    """The discount of a LAST step, which says how the episode ended: 0 terminated, (0, 1] truncated;
+    anything else (NaN, negative, above 1, not a number) is refused, never read as either."""
+    where = f"{_AT_STEP} discount of a LAST step"
+    value = discount if type(discount) is float else values.real(discount, where)
+    if not 0.0 <= value <= 1.0:
+        expectation = "be in [0, 1] (0: terminated, above 0: truncated)"
+        raise error(ContractError, where, expectation, repr(value), values.ENV_FIX)
+    return value
 
 
 def from_dm_env(env: Any) -> DmEnvSource:
@@ -157,13 +159,42 @@ def from_dm_env(env: Any) -> DmEnvSource:
     """
     if callable(env) and not hasattr(env, "step"):
         make = env
-        built = make(0)
+        built = _made(make, 0)
         try:
             return DmEnvSource(built, make)
-        except BaseException:
-            built.close()
+        except BaseException as refusal:
+            close_beside(refusal, built.close, "the env the factory built")
             raise
+    if not _is_environment(env):
+        fix = "Pass e.g. from_dm_env(suite.load('cartpole', 'swingup')), or a factory of the seed"
+        expectation = "be a dm_env.Environment or a factory make(seed) -> Environment"
+        raise error(SpecError, "from_dm_env env", expectation, type(env).__name__, fix)
     return DmEnvSource(env)
+
+
+def _made(make: Callable[[int], Any], seed: int) -> Any:
+    """``make(seed)``, refused unless it builds a dm_env Environment."""
+    subject = f"from_dm_env factory make({seed})"
+    try:
+        built = make(seed)
+    except Exception as e:
+        fix = (
+            "Pass a factory of the seed that returns the env, "
+            "e.g. lambda seed: suite.load(..., task_kwargs={'random': seed})"
+        )
+        raise error(SpecError, subject, "build an env", f"{type(e).__name__}: {e}", fix) from e
+    if not _is_environment(built):
+        fix = "Return the dm_env.Environment from the factory"
+        raise error(SpecError, subject, "return a dm_env.Environment", type(built).__name__, fix)
+    return built
+
+
+def _is_environment(env: Any) -> bool:
+    """A dm_env Environment: the class, or anything with its five methods (duck-typed envs)."""
+    return isinstance(env, dm_env.Environment) or all(callable(getattr(env, m, None)) for m in _METHODS)
+
+
+_METHODS = ("reset", "step", "observation_spec", "action_spec", "reward_spec")
 
 
 def from_dm_control(name: str) -> DmEnvSource:

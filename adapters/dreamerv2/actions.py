@@ -83,6 +83,63 @@ class ActionLowering(Lowering):
         return self.decode if check else self._unchecked
 
 
+class ChainActions:
+    """The outermost link of the ``to_dreamerv2`` chain: the action checked before DreamerV2 sees it.
+
+    DreamerV2's own classes take whatever comes: ``OneHotAction`` argmaxes a one-hot of any length
+    (``[0, 1]`` on a Discrete(3) became index 1) and indexes into a scalar or 2-D one
+    (``IndexError``), ``NormalizeAction`` rescales with numpy (a list is a ``TypeError``, a wrong
+    shape a broadcast ``ValueError``, strings a ``UFuncTypeError``). Here the action's type (a dict
+    whose ``'action'`` is a numeric numpy array), shape and, for one-hot actions, exact one-hotness
+    (one 1, the rest 0) are checked first, in DreamerV2's terms; values inside [-1, 1] are the
+    Dreamer-ready env's check, after NormalizeAction. Everything else is read through to the chain.
+    """
+
+    def __init__(self, env: Any, lowering: ActionLowering) -> None:
+        self._env = env
+        self._discrete = lowering.discrete
+        self._size = int(lowering.space.n) if lowering.discrete else int(lowering.space.shape[0])
+        self._shape = (self._size,)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # never forward private names (copy and pickle probe them first)
+            raise AttributeError(name)
+        return getattr(self._env, name)
+
+    def step(self, action: Any) -> Any:
+        problem = self.problem(action)
+        if problem is not None:
+            raise error(ContractError, *problem)
+        return self._env.step(action)
+
+    def reset(self) -> Any:
+        return self._env.reset()
+
+    def problem(self, action: Any) -> Optional[Mismatch]:
+        """Why DreamerV2's chain cannot take ``action``, as message parts, or None."""
+        if type(action) is not dict or "action" not in action:
+            fix = "Pass {'action': value}, as DreamerV2's agent does"
+            return "the DreamerV2 chain's action", "be a dict with the key 'action'", _describe(action), fix
+        a, size = action["action"], self._size
+        if self._discrete:
+            ok = type(a) is np.ndarray and a.shape == self._shape and a.dtype.kind in "biuf"
+            if ok:
+                values = a.tolist()
+                ok = values.count(1) == 1 and values.count(0) == size - 1
+            if ok:
+                return None
+            expectation = f"be a one-hot numpy array of shape {self._shape} (one 1, every other value 0)"
+            fix = f"Send np.eye({size}, dtype=np.float32)[index] for an index in [0, {size - 1}]"
+        else:
+            if type(a) is np.ndarray and a.shape == self._shape and a.dtype.kind in "iuf":
+                return None
+            expectation = (
+                f"be a float numpy array of shape {self._shape} (NormalizeAction maps [-1, 1] onto the bounds)"
+            )
+            fix = "Send np.asarray(value, dtype=np.float32) with one value per dimension"
+        return "the DreamerV2 chain's action['action']", expectation, _describe(a), fix
+
+
 def _principal(key: str, encode: Fn, checked: Fn, unchecked: Fn) -> Tuple[Fn, Fn, Fn]:
     """The three functions of an action that sits under ``Dict(action=...)``."""
     return (lambda a: encode(a[key])), (lambda a: {key: checked(a)}), (lambda a: {key: unchecked(a)})
@@ -190,6 +247,18 @@ def _lower_box_action(space: spaces.Box, path: str, bounds: Any, check: bool) ->
             f"[{low[index]!r}, {high[index]!r}]",
             "Pass action_bounds=(low, high) with the finite range the policy should cover, or declare finite bounds",
         )
+    with np.errstate(over="ignore", invalid="ignore"):  # NormalizeAction scales in float32
+        span = high.astype(np.float32) - low.astype(np.float32)
+    if not np.isfinite(span).all():  # it would pass these dims through unscaled, or scale them to inf
+        index = tuple(int(i) for i in np.argwhere(~np.isfinite(span))[0])
+        at = f"{list(index)}" if index else ""
+        expectation = (
+            "have a range float32 holds (DreamerV2's NormalizeAction scales in float32: high - low at most "
+            f"{float(np.finfo(np.float32).max)!r})"
+        )
+        fix = "Pass action_bounds=(low, high) with the finite range the policy should cover"
+        kind, subject = (SpecError, f"action_bounds{at}") if bounds is not None else (ConversionError, f"{path}{at}")
+        raise error(kind, subject, expectation, f"[{low[index]!r}, {high[index]!r}]", fix)
     dtype, shape = space.dtype, space.shape
     flat = (int(np.prod(shape)),)
     # relative to the bounds' magnitude (the size of NormalizeAction's float32 rounding error), so a

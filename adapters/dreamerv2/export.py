@@ -9,13 +9,15 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from bridge.adapters._shared.export import declared_options
 from bridge.adapters._shared.lowering import Lowering
+from bridge.adapters.dreamerv2.actions import ChainActions
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
 from bridge.adapters.dreamerv2.lowering import lower
 from bridge.adapters.dreamerv2.quiet import built_quietly
 from bridge.adapters.gym.export import GymEnv
 
 from bridge.env import Env
-from bridge.options import split
+from bridge.errors import SpecError, error
+from bridge.options import OPTIONS, split
 
 __all__ = [
     "DreamerReadyEnv",
@@ -100,18 +102,19 @@ def build_chain(env: Any, **options: Any) -> Any:
 
 
 def wrap_chain(ready: DreamerReadyEnv, size: Sequence[int] = (64, 64), time_limit: int = 0) -> Any:
-    """Wrap a :class:`DreamerReadyEnv` in DreamerV2's chain (``api.train``'s order)."""
+    """Wrap a :class:`DreamerReadyEnv` in DreamerV2's chain (``api.train``'s order), with
+    :class:`~bridge.adapters.dreamerv2.actions.ChainActions` outside: the action checked first."""
     common = load_dreamerv2().common
     chain = common.GymWrapper(ready)
     chain = built_quietly(common.ResizeImage, chain, tuple(size))  # it prints its keys, even none
     chain = common.OneHotAction(chain) if ready.action_lowering.discrete else common.NormalizeAction(chain)
-    return common.TimeLimit(chain, time_limit)
+    return ChainActions(common.TimeLimit(chain, time_limit), ready.action_lowering)
 
 
 def to_dreamerv2(env: Any, **options: Any) -> Any:
     """Export ``env`` as the chain ``dreamerv2.api.train`` builds, from DreamerV2's own classes.
 
-    ``GymWrapper -> ResizeImage -> OneHotAction | NormalizeAction -> TimeLimit`` over a
+    ``GymWrapper -> ResizeImage -> OneHotAction | NormalizeAction -> TimeLimit -> ChainActions`` over a
     :class:`DreamerReadyEnv`. With ``parallel="thread"`` or ``"process"`` the whole chain is built
     inside a worker and ``common.Async`` wraps it (for "process", ``env`` must pickle with
     cloudpickle: pass an id or a factory to build it in the worker; the wrapper is
@@ -133,6 +136,12 @@ def to_dreamerv2(env: Any, **options: Any) -> Any:
         SpecError: an option the export does not honour, or a value out of its range.
     """
     checked = declared_options("dreamerv2", "to_dreamerv2", split(options)[0])
+    if checked["parallel"] != "process" and checked["timeout"] not in (None, OPTIONS["timeout"].default):
+        # only a process worker is watched: a bound elsewhere would be accepted and ignored (the
+        # default and None, no limit, say what happens there anyway)
+        fix = "Pass parallel='process' to bound each call, or drop timeout"
+        got = f"timeout={options['timeout']!r} with parallel={checked['parallel']!r}"
+        raise error(SpecError, "to_dreamerv2 timeout", "go with parallel='process' (the only watched worker)", got, fix)
     if checked["parallel"] is None:
         return build_chain(env, **options)
     common = load_dreamerv2().common

@@ -19,7 +19,7 @@ from bridge.adapters.dreamerv2.quiet import built_quietly
 
 from bridge.checker.report import Report
 from bridge.env import Env, TimeLimit, Wrapper
-from bridge.errors import BridgeError
+from bridge.errors import BridgeError, ContractError
 
 __all__ = ["check", "key_regex"]
 
@@ -291,14 +291,14 @@ def _check_one_hot(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
     before = ready.port.steps
     try:
         chain.step({"action": soft})
-    except ValueError as e:
-        if "Invalid one-hot action" not in str(e):
+    except ContractError as e:
+        if "must be a one-hot" not in str(e):
             _add(
                 report,
                 f"the soft action {soft.tolist()}",
-                "raise DreamerV2's 'Invalid one-hot action'",
-                f"ValueError: {e}",
-                "Keep DreamerV2's OneHotAction outside",
+                "be refused as not one-hot by the chain's ChainActions",
+                f"ContractError: {e}",
+                "Keep ChainActions the outermost link of the chain",
                 "one-hot",
             )
     else:

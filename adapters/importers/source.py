@@ -13,25 +13,44 @@ neutral tape equals the native run step for step and snapshots carry the foreign
 Snapshots: ``determinism="weak"`` by default, over a pickled copy of the foreign env (its state,
 nothing promised about replays); ``"strong"`` only when declared with ``snapshot="deepcopy"`` (the
 checker then replays it in a fresh instance) or ``snapshot=(get_state, set_state)`` hooks of the
-user's, called with the foreign env.
+user's, called with the foreign env. A pickled copy is signed with a key that lives only in this
+process's memory (HMAC-SHA256) and unpickled only when its signature matches: a snapshot from a file
+or a peer that this process did not take is refused before anything is unpickled or changed, so a
+stranger's bytes never run code. Snapshots meant to travel use the hooks (plain data).
 """
 
 from __future__ import annotations
 
+import hmac
 import pickle
+import secrets
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 from bridge.adapters.importers.spaces import raise_space
 
+from bridge import values
 from bridge.env import DETERMINISM, Env
-from bridge.errors import ContractError, SpecError, error
+from bridge.errors import ContractError, SpecError, close_beside, error
 
 __all__ = ["ForeignEnv", "RESERVED_INFO_KEYS", "snapshot_hooks"]
 
 # info keys the exports write themselves (to_gym, SB3's VecEnvs); a foreign env's own would be lost
 RESERVED_INFO_KEYS = frozenset(("TimeLimit.truncated", "is_terminal", "terminal_observation"))
 _GYM_END_KEYS = ("TimeLimit.truncated", "is_terminal")
+
+# the key of this process's pickled snapshots: made here, never written anywhere, so only bytes this
+# process pickled itself carry a signature that matches (forked children share it: our own processes)
+_KEY = secrets.token_bytes(32)
+_STATE_KEYS = {"env", "signature"}
+_TRAVEL_FIX = (
+    "Restore a pickled snapshot only in the process that took it; for snapshots that go through a file "
+    "or another process, pass snapshot=(get_state, set_state) hooks that return plain data"
+)
+
+
+def _signature(raw: bytes) -> str:
+    return hmac.new(_KEY, raw, "sha256").hexdigest()
 
 
 def snapshot_hooks(snapshot: Any, determinism: str, subject: str) -> Any:
@@ -87,21 +106,26 @@ class ForeignEnv(Env):
         self.render_mode = getattr(env, "render_mode", None)
         self.metadata = dict(getattr(env, "metadata", None) or {})
         self._subject = subject
+        # where a value came from, for the one rule of incoming values (bridge/values.py)
+        self._at_reset, self._at_step = f"{subject} env's reset()", f"{subject} env's step()"
         self._returns_info: Optional[bool] = None  # gym 0.22-0.25 reset: obs or (obs, info); found at the first reset
 
     # -- the Env API ---------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         super().reset(seed=seed)
         env = self.env
-        if self.api == "gymnasium":
-            obs, info = env.reset(seed=seed, options=options)
-        else:
-            obs, info = self._reset_gym(seed, options)
+        out = env.reset(seed=seed, options=options) if self.api == "gymnasium" else self._reset_gym(seed, options)
+        if type(out) is not tuple or len(out) != 2:
+            got = f"a tuple of {len(out)}" if type(out) is tuple else type(out).__name__
+            raise error(ContractError, self._at_reset, "return (observation, info)", got, values.ENV_FIX)
+        obs, info = out
+        if type(info) is not dict:
+            raise error(ContractError, f"{self._at_reset} info", "be a dict", type(info).__name__, values.ENV_FIX)
         rng = getattr(env.unwrapped, "np_random", None)
         if isinstance(rng, np.random.Generator):
             self._np_random = rng  # one Generator: the foreign env's, which its reset just seeded
         self._check_info(info, "reset")
-        return (obs if self._obs_in is None else self._obs_in(obs)), info
+        return (obs if self._obs_in is None else self._obs_in(obs, self._at_reset)), info
 
     def _reset_gym(self, seed: Optional[int], options: Optional[dict]) -> Tuple[Any, dict]:
         env, kwargs = self.env, {} if options is None else {"options": options}
@@ -118,17 +142,39 @@ class ForeignEnv(Env):
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
         out = self.env.step(action if self._act_out is None else self._act_out(action))
-        if len(out) == 5:
-            obs, reward, terminated, truncated, info = out
-            terminated, truncated = bool(terminated), bool(truncated)
+        at = self._at_step
+        size = len(out) if type(out) is tuple else 0
+        if size != 5 and size != 4:
+            got = f"a tuple of {size}" if type(out) is tuple else type(out).__name__
+            expectation = "return (observation, reward, terminated, truncated, info), or gym's 4-tuple"
+            raise error(ContractError, at, expectation, got, values.ENV_FIX)
+        info = out[-1]
+        if type(info) is not dict:
+            raise error(ContractError, f"{at} info", "be a dict", type(info).__name__, values.ENV_FIX)
+        if size == 5:
+            obs, reward, terminated, truncated, _ = out
+            if type(terminated) is not bool:
+                terminated = values.flag(terminated, f"{at} terminated", values.ENV_FIX)
+            if type(truncated) is not bool:
+                truncated = values.flag(truncated, f"{at} truncated", values.ENV_FIX)
         else:
-            obs, reward, done, info = out
-            terminated, truncated = _gym_end(bool(done), info)
+            obs, reward, done, _ = out
+            if type(done) is not bool:
+                done = values.flag(done, f"{at} done", values.ENV_FIX)
+            terminated, truncated = _gym_end(done, info, at)
             if "TimeLimit.truncated" in info or "is_terminal" in info:
                 info = {k: v for k, v in info.items() if k not in _GYM_END_KEYS}
+        if type(reward) is not float:
+            reward = values.real(reward, f"{at} reward", values.ENV_FIX)
         if info and not RESERVED_INFO_KEYS.isdisjoint(info):
             self._check_info(info, "step")
-        return (obs if self._obs_in is None else self._obs_in(obs)), float(reward), terminated, truncated, info
+        return (
+            (obs if self._obs_in is None else self._obs_in(obs, at)),
+            reward,
+            terminated,
+            truncated,
+            info,
+        )
 
     def _check_info(self, info: Any, where: str) -> None:
         clash = sorted(RESERVED_INFO_KEYS & set(info)) if isinstance(info, dict) else []
@@ -154,20 +200,46 @@ class ForeignEnv(Env):
             return self._snapshot[0](self.env)
         try:
             # pickled twice: the first pickle of an object depends on how it was built (memo
-            # order); the pickle of an unpickled copy is canonical, so equal states give equal bytes
+            # order); the pickle of an unpickled copy is canonical, so equal states give equal bytes.
+            # The loads reads bytes this line has just made in this process: nobody else's.
             raw = pickle.dumps(pickle.loads(pickle.dumps(self.env)))
         except Exception as e:
             fix = "Pass snapshot=(get_state, set_state) hooks, or determinism='none'"
             raise error(
                 ContractError, f"{self._subject} snapshot", "pickle the env", f"{type(e).__name__}: {e}", fix
             ) from e
-        return np.frombuffer(raw, np.uint8).copy()  # plain data: an ndarray survives the snapshot codecs
+        # plain data (an ndarray and a str survive the snapshot codecs), signed with this process's key
+        return {"env": np.frombuffer(raw, np.uint8).copy(), "signature": _signature(raw)}
+
+    def check_state(self, state: Any) -> None:
+        """Refuse, before anything is unpickled or changed, a pickled state this process did not sign."""
+        if isinstance(self._snapshot, tuple):
+            return  # the user's hooks take plain data of their own
+        subject = f"{self._subject} snapshot state"
+        expectation = "be a dict of 'env' (the env pickled, a 1-D uint8 array) and 'signature' (a str)"
+        if type(state) is not dict or set(state) != _STATE_KEYS:
+            got = f"a dict with the keys {sorted(state, key=repr)}" if type(state) is dict else type(state).__name__
+            raise error(ContractError, subject, expectation, got, _TRAVEL_FIX)
+        env, signature = state["env"], state["signature"]
+        if not (isinstance(env, np.ndarray) and env.dtype == np.uint8 and env.ndim == 1 and type(signature) is str):
+            kind = type(env).__name__
+            if isinstance(env, np.ndarray):
+                kind = f"array of dtype {env.dtype}, shape {env.shape}"
+            got = f"'env' {kind} and 'signature' {type(signature).__name__}"
+            raise error(ContractError, subject, expectation, got, _TRAVEL_FIX)
+        if not (signature.isascii() and hmac.compare_digest(_signature(env.tobytes()), signature)):
+            expectation = "carry the signature of this process (it unpickles only the snapshots it took)"
+            got = "a signature made elsewhere (another process, or changed bytes); nothing was unpickled"
+            raise error(ContractError, subject, expectation, got, _TRAVEL_FIX)
 
     def set_state(self, state: Any) -> None:
         if isinstance(self._snapshot, tuple):
             self._snapshot[1](self.env, state)
             return
-        env = pickle.loads(np.asarray(state, np.uint8).tobytes())
+        self.check_state(state)
+        # the one pickle.loads of a snapshot: its signature was just checked against this process's
+        # key, so these are bytes this process pickled itself (get_state), never a stranger's
+        env = pickle.loads(state["env"].tobytes())
         # keep the one Generator object: the base class writes the snapshot's RNG state into it
         # (the private field: Gymnasium's np_random setter also forgets the seed it was made from)
         if isinstance(getattr(env.unwrapped, "_np_random", None), np.random.Generator):
@@ -178,15 +250,36 @@ class ForeignEnv(Env):
         return f"<ForeignEnv {self.env!r}>"
 
 
-def _gym_end(done: bool, info: Dict[str, Any]) -> Tuple[bool, bool]:
-    """(terminated, truncated) of gym's one ``done``: termination wins where both were true."""
+def _gym_end(done: bool, info: Dict[str, Any], at: str) -> Tuple[bool, bool]:
+    """(terminated, truncated) of gym's one ``done``: termination wins where both were true. The
+    info flags follow the one rule for values (a bool, never ``bool("False")``)."""
     if not done:
         return False, False
     if "is_terminal" in info:  # envbridge's own to_gym says it exactly
-        terminal = bool(info["is_terminal"])
+        terminal = values.flag(info["is_terminal"], f"{at} info['is_terminal']", values.ENV_FIX)
         return terminal, not terminal
-    timed_out = bool(info.get("TimeLimit.truncated", False))
+    timed_out = values.flag(info.get("TimeLimit.truncated", False), f"{at} info['TimeLimit.truncated']", values.ENV_FIX)
     return not timed_out, timed_out
+
+
+def _made(framework: Any, env_id: str, make_kwargs: Dict[str, Any], subject: str, registry: str, fix: str) -> Any:
+    """``framework.make(env_id, **make_kwargs)``, its failures as SpecErrors that say which part was
+    wrong: the id, the module an id names before ':', or the keyword arguments (or the constructor)."""
+    name = framework.__name__
+    try:
+        return framework.make(env_id, **make_kwargs)
+    except framework.error.Error as e:
+        raise error(SpecError, f"{subject} id", f"be registered with {registry}", f"{env_id!r} ({e})", fix) from e
+    except ImportError as e:  # "module:Id-v0" whose module does not import
+        module = env_id.partition(":")[0] if ":" in env_id else env_id
+        fix = f"Install the package that provides {module!r}, or check the module name before ':'"
+        got = f"{type(e).__name__}: {str(e).split('. ')[0]}"  # gymnasium appends advice of its own
+        raise error(SpecError, f"{subject} id {env_id!r}", "name a module that imports", got, fix) from e
+    except Exception as e:  # the make kwargs (gymnasium's TimeLimit asserts) or the env's constructor
+        shown = ", ".join([repr(env_id)] + [f"{k}={v!r}" for k, v in make_kwargs.items()])
+        fix = "Check the keyword arguments (names and values) against the env's constructor and " + name + ".make"
+        got = f"{type(e).__name__}: {e}"
+        raise error(SpecError, f"{subject}: {name}.make({shown})", "build the env", got, fix) from e
 
 
 def imported(
@@ -205,12 +298,7 @@ def imported(
     whether its reset takes ``seed=``."""
     name = framework.__name__
     if isinstance(env_or_id, str):
-        try:
-            env = framework.make(env_or_id, **make_kwargs)
-        except framework.error.Error as e:
-            raise error(
-                SpecError, f"{subject} id", f"be registered with {registry}", f"{env_or_id!r} ({e})", registry_fix
-            ) from e
+        env = _made(framework, env_or_id, make_kwargs, subject, registry, registry_fix)
         built = True
     elif isinstance(env_or_id, framework.Env):
         if make_kwargs:
@@ -222,7 +310,7 @@ def imported(
         raise error(SpecError, f"{subject} env", f"be a {registry} id or {name}.Env", type(env_or_id).__name__, fix)
     try:
         return ForeignEnv(env, framework, api=name, seed_by_reset=seed_by_reset(env), subject=subject, **options)
-    except Exception:
-        if built:
-            env.close()  # a refused import leaves nothing open
+    except BaseException as refusal:
+        if built:  # a refused import leaves nothing open; a close error goes beside the refusal
+            close_beside(refusal, env.close, f"the {name} env {env_or_id!r}")
         raise

@@ -9,7 +9,10 @@ Discrete(n, start) -> Discrete(n, start); MultiDiscrete (n-D, start) -> MultiDis
 Box and any other space are refused with their path and a fix.
 
 Each rule gives ``(neutral space, to_neutral, to_foreign)``: the value conversions, None where the
-value passes as it is (so an all-array env such as CartPole pays nothing per step).
+value passes as it is (so an all-array env such as CartPole pays nothing per step). ``to_neutral(x,
+at)`` follows the one rule for incoming values (``bridge/values.py``): a Discrete value must be an
+integer, a narrower MultiDiscrete an integer array, never a float or str cast into one; a refusal
+names ``at`` (the entry) and the path inside the space.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 import numpy as np
 
 from bridge import spaces as ns
+from bridge import values
 from bridge.errors import ConversionError, error
 
 __all__ = ["raise_space", "Raised", "KINDS"]
 
 Fn = Optional[Callable[[Any], Any]]
-Raised = Tuple[ns.Space, Fn, Fn]
+In = Optional[values.Decode]  # to_neutral(x, where)
+Raised = Tuple[ns.Space, In, Fn]
 
 KINDS = "a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple"
 _WRAP = "Wrap the env in an {side}Wrapper that presents fixed-size arrays instead"
@@ -60,7 +65,8 @@ def _raise(space: Any, path: str, fw: ModuleType, drop: Tuple[str, ...] = ()) ->
         return _raise_box(space, path)
     if isinstance(space, fw.Discrete):
         start = int(getattr(space, "start", 0))  # gym 0.21 has no start
-        return ns.Discrete(int(space.n), start), _int64, None
+        neutral = ns.Discrete(int(space.n), start)
+        return neutral, values.decoder(neutral, _value_path(path)), None
     if isinstance(space, fw.MultiDiscrete):
         return _raise_multi_discrete(space, path)
     if isinstance(space, fw.MultiBinary):
@@ -90,8 +96,9 @@ def _top_key(path: str) -> Optional[str]:
     return inner[1:-1] if inner[:1] == inner[-1:] == "'" else None
 
 
-def _int64(x: Any) -> Any:
-    return x if type(x) is np.int64 else np.int64(x)
+def _value_path(path: str) -> str:
+    """Where a value lies, for its refusal: ``observation_space['a']`` -> ``observation['a']``."""
+    return path.replace("_space", "", 1)
 
 
 def _raise_box(space: Any, path: str) -> Raised:
@@ -115,8 +122,9 @@ def _raise_multi_discrete(space: Any, path: str) -> Raised:
     if dtype.kind not in "iu" or (dtype.kind == "u" and dtype.itemsize == 8):
         got = f"MultiDiscrete of dtype {dtype.name}"
         raise error(ConversionError, path, "be a MultiDiscrete whose dtype fits int64", got, "Use dtype=np.int64")
-    # a narrower integer dtype: values widen to int64 and narrow back exactly (they lie in nvec)
-    return neutral, lambda x: np.asarray(x, np.int64), lambda a: np.asarray(a, dtype)
+    # a narrower integer dtype: integer values widen to int64 exactly (a float is refused, never
+    # truncated) and actions narrow back exactly (they lie in nvec)
+    return neutral, values.decoder(neutral, _value_path(path)), lambda a: np.asarray(a, dtype)
 
 
 def _raise_dict(space: Any, path: str, fw: ModuleType, drop: Tuple[str, ...]) -> Raised:
@@ -125,9 +133,9 @@ def _raise_dict(space: Any, path: str, fw: ModuleType, drop: Tuple[str, ...]) ->
     ins = [(key, raised[1]) for key, raised in parts]
     outs = [(key, raised[2]) for key, raised in parts]
     if not drop and all(fn is None for _, fn in ins):
-        to_neutral: Fn = None
+        to_neutral: In = None
     else:
-        to_neutral = lambda x: {k: (x[k] if fn is None else fn(x[k])) for k, fn in ins}  # noqa: E731
+        to_neutral = lambda x, at: {k: (x[k] if fn is None else fn(x[k], at)) for k, fn in ins}  # noqa: E731
     if all(fn is None for _, fn in outs):
         to_foreign: Fn = None
     else:
@@ -140,7 +148,7 @@ def _raise_tuple(space: Any, path: str, fw: ModuleType) -> Raised:
     neutral = ns.Tuple([p[0] for p in parts])
     ins, outs = [p[1] for p in parts], [p[2] for p in parts]
     # values become tuples either way (a framework may return a list)
-    to_neutral = lambda x: tuple(v if fn is None else fn(v) for v, fn in zip(x, ins))  # noqa: E731
+    to_neutral = lambda x, at: tuple(v if fn is None else fn(v, at) for v, fn in zip(x, ins))  # noqa: E731
     to_foreign: Fn = None
     if any(fn is not None for fn in outs):
         to_foreign = lambda a: tuple(v if fn is None else fn(v) for v, fn in zip(a, outs))  # noqa: E731

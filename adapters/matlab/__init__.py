@@ -10,7 +10,17 @@ modern era). See docs/matlab.md.
 
 from __future__ import annotations
 
-from bridge.adapters.matlab.agent_options import (
+from bridge.adapters.matlab.datatypes import DATA_TYPES
+from bridge.adapters.matlab.describe import specs_from_space
+from bridge.adapters.matlab.export import MatlabEnv, to_matlab
+from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
+from bridge.adapters.matlab.function_env import rlFunctionEnv
+from bridge.adapters.matlab.octave.names import addpath, rmpath
+from bridge.adapters.matlab.specs import rlNumericSpec
+from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo, validateEnvironment
+from bridge.adapters.matlab.vector_env import rlFunctionVectorEnv
+from bridge.adapters.matlab.workflow.agent_files import load, save
+from bridge.adapters.matlab.workflow.agent_options import (
     rlACAgentOptions,
     rlAgentInitializationOptions,
     rlDDPGAgentOptions,
@@ -20,27 +30,17 @@ from bridge.adapters.matlab.agent_options import (
     rlSACAgentOptions,
     rlTD3AgentOptions,
 )
-from bridge.adapters.matlab.agents import (
+from bridge.adapters.matlab.workflow.agents import (
     getAction,
-    load,
     rlACAgent,
     rlDDPGAgent,
     rlDQNAgent,
     rlPPOAgent,
     rlSACAgent,
     rlTD3Agent,
-    save,
 )
-from bridge.adapters.matlab.datatypes import DATA_TYPES
-from bridge.adapters.matlab.describe import specs_from_space
-from bridge.adapters.matlab.export import MatlabEnv, to_matlab
-from bridge.adapters.matlab.finite_set import rlFiniteSetSpec
-from bridge.adapters.matlab.function_env import rlFunctionEnv
-from bridge.adapters.matlab.simulation import IS_DONE, Experience, rlSimulationOptions, sim
-from bridge.adapters.matlab.specs import rlNumericSpec
-from bridge.adapters.matlab.training import TrainingStatistics, rlTrainingOptions, train
-from bridge.adapters.matlab.validation import getActionInfo, getObservationInfo, validateEnvironment
-from bridge.adapters.matlab.vector_env import rlFunctionVectorEnv
+from bridge.adapters.matlab.workflow.simulation import IS_DONE, Experience, rlSimulationOptions, sim
+from bridge.adapters.matlab.workflow.training import TrainingStatistics, rlTrainingOptions, train
 
 __all__ = [
     "to_matlab",
@@ -48,6 +48,8 @@ __all__ = [
     "rlNumericSpec",
     "rlFiniteSetSpec",
     "rlFunctionEnv",
+    "addpath",
+    "rmpath",
     "rlFunctionVectorEnv",
     "validateEnvironment",
     "getObservationInfo",

@@ -23,6 +23,7 @@ from bridge.env import Env
 from bridge.errors import ContractError, SpecError, error
 from bridge.guard import Guard
 from bridge.spaces import _describe_value
+from bridge.workers import DEFAULT_TIMEOUT
 
 __all__ = ["rlFunctionEnv"]
 
@@ -110,10 +111,17 @@ class rlFunctionEnv(Env):
         resetFcn: ``resetFcn() -> (InitialObservation, Info)``.
             Either may be a callable (lambda, ``functools.partial`` with extra parameters) or a
             ``"module:function"`` string; a parameter named ``rng`` receives ``env.np_random``.
+            Or both are MATLAB ``.m`` functions, run by GNU Octave: a function name on the MATLAB
+            path (``bridge.adapters.matlab.addpath``), a ``path/to/file.m`` or MATLAB handle text
+            such as ``"@(Action,LoggedSignals) myStepFunction(Action,LoggedSignals,EnvConstants)"``
+            (see bridge.adapters.matlab.octave.names for which wins; docs/matlab.md).
         check_actions: validate each action against the action space (cheap); False skips it.
         determinism: the snapshot promise; "strong" holds when the functions depend only on their
             inputs (Action, Info, rng), as MATLAB's contract asks.
         validate: run :func:`validateEnvironment` now, as MATLAB does at creation.
+        workspace: (.m functions) the variables MATLAB handle text uses, as plain data
+            (``{"EnvConstants": {...}}``).
+        timeout: (.m functions) seconds one call into Octave may take before it counts as hung.
 
     ``IsDone`` becomes ``terminated``; the env never truncates by itself: wrap it in
     ``bridge.TimeLimit(env, MaxStepsPerEpisode)`` (or register it with ``max_episode_steps``).
@@ -132,7 +140,10 @@ class rlFunctionEnv(Env):
         check_actions: bool = True,
         determinism: str = "strong",
         validate: bool = True,
+        workspace: Optional[dict] = None,
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
     ) -> None:
+        self._host: Any = None  # the Octave session of .m functions (see bridge.adapters.matlab.octave)
         self._obs_specs, self._obs_keys = observation_channels(observationInfo)
         self._act_specs = action_channels(actionInfo)
         self.observation_space = channels_space(self._obs_specs, self._obs_keys)
@@ -148,12 +159,22 @@ class rlFunctionEnv(Env):
         self.StepFcn = stepFcn
         self.ResetFcn = resetFcn
         self.Info: Any = None
+        if functions.is_matlab(self._step_fn) or functions.is_matlab(self._reset_fn):
+            self._host = functions.hosted(
+                self._step_fn, self._reset_fn, self._obs_specs, self._act_specs, workspace, timeout
+            )
+            self._step_fn, self._step_rng = self._host.step, False
+            self._reset_fn, self._reset_rng = self._host.reset, True
         # lifecycle and user exceptions with context (bridge.guard); outputs are converted in _step
         self._guard = Guard(self, "rlFunctionEnv", check_output=False, passable=True)
         prepare = checked_action(self.action_space, self._refuse_action) if self.check_actions else None
         self._guard.bind(self._step, prepare)
         if validate:
-            validate_once(self, FUNCTION_WHERE, self.keep_moment)
+            try:
+                validate_once(self, FUNCTION_WHERE, self.keep_moment)
+            except BaseException:
+                self.close()  # a refused env leaves no Octave running
+                raise
 
     # -- MATLAB properties -----------------------------------------------------------------------
     @property
@@ -164,6 +185,10 @@ class rlFunctionEnv(Env):
     @StepFcn.setter
     def StepFcn(self, value: Any) -> None:
         fn = functions.resolve_function(value, "rlFunctionEnv StepFcn")
+        if self._host is not None:  # .m functions: the Octave session runs the new one
+            self._host.rebind("StepFcn", fn)
+            self._step_given = value
+            return
         self._step_given, self._step_fn, self._step_rng = value, fn, functions.accepts_rng(fn)
 
     @property
@@ -174,7 +199,17 @@ class rlFunctionEnv(Env):
     @ResetFcn.setter
     def ResetFcn(self, value: Any) -> None:
         fn = functions.resolve_function(value, "rlFunctionEnv ResetFcn")
+        if self._host is not None:  # .m functions: the Octave session runs the new one
+            self._host.rebind("ResetFcn", fn)
+            self._reset_given = value
+            return
         self._reset_given, self._reset_fn, self._reset_rng = value, fn, functions.accepts_rng(fn)
+
+    @property
+    def engine(self) -> str:
+        """What runs the step (a tape records it: bridge.conformance.machine): "GNU Octave <version>"
+        for .m functions, else "Python"."""
+        return "Python" if self._host is None else f"GNU Octave {self._host.session.version}"
 
     observationInfo = property(lambda self: spec_copies(self._obs_specs, self._obs_keys is not None))
     observationInfo.__doc__ = "Copies of the observation specs (one spec, or a list)."
@@ -192,6 +227,8 @@ class rlFunctionEnv(Env):
 
     def close(self) -> None:
         self._guard.close()
+        if self._host is not None:
+            self._host.close()
 
     def _reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         if seed is not None:  # Env.reset does nothing else
@@ -264,10 +301,15 @@ class rlFunctionEnv(Env):
 
     # -- snapshots: Info is the state (MATLAB's EnvData / LoggedSignals) ------------------------
     def get_state(self) -> Any:
+        if self._host is not None:  # LoggedSignals and Octave's generators, from Octave
+            return self._host.get_state(self.Info)
         return {"Info": plain_copy(self.Info, "rlFunctionEnv Info")}
 
     def set_state(self, state: Any) -> None:
-        self.Info = plain_copy(state["Info"], "rlFunctionEnv Info")
+        if self._host is not None:
+            self.Info = self._host.set_state(state)
+        else:
+            self.Info = plain_copy(state["Info"], "rlFunctionEnv Info")
         self._guard.restart()  # a restored snapshot is a running episode
 
     def __repr__(self) -> str:

@@ -13,19 +13,33 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 from bridge.adapters.matlab.datatypes import same_size
+from bridge.adapters.matlab.octave import names
 
 from bridge.errors import ContractError, SpecError, error
 from bridge.spaces import _describe_value
 
 _FLOAT64, _BOOL = np.dtype(np.float64), np.dtype(np.bool_)  # builtin dtypes are singletons: `is` tests
 
-__all__ = ["resolve_function", "accepts_rng", "outputs", "to_reward", "to_done", "to_rewards", "to_dones"]
+__all__ = [
+    "resolve_function",
+    "is_matlab",
+    "hosted",
+    "accepts_rng",
+    "outputs",
+    "to_reward",
+    "to_done",
+    "to_rewards",
+    "to_dones",
+]
 
 
-def resolve_function(fcn: Any, prop: str) -> Callable[..., Any]:
-    """A callable (lambda, function, ``functools.partial``) or a ``"module:function"`` string."""
+def resolve_function(fcn: Any, prop: str) -> Any:
+    """A callable (lambda, function, ``functools.partial``), a ``"module:function"`` string, or MATLAB
+    text (a .m function's name or path, or handle text): an :class:`~bridge.adapters.matlab.octave.names.MFunction`."""
     if callable(fcn):
         return fcn
+    if names.is_matlab_text(fcn):
+        return names.MFunction(fcn, prop)
     if isinstance(fcn, str) and fcn.count(":") == 1:
         module, name = fcn.split(":")
         try:
@@ -47,6 +61,33 @@ def resolve_function(fcn: Any, prop: str) -> Callable[..., Any]:
         _describe_value(fcn),
         "Pass e.g. my_step, functools.partial(my_step, params=p) or 'mypkg.cartpole:step'",
     )
+
+
+def is_matlab(fn: Any) -> bool:
+    """True for a function resolved from MATLAB text (it runs in Octave)."""
+    return isinstance(fn, names.MFunction)
+
+
+def hosted(
+    step: Any, reset: Any, obs_specs: Any, act_specs: Any, workspace: Any, timeout: Any, num_envs: Any = None
+) -> Any:
+    """The Octave session that runs ``.m`` step and reset functions (both must be MATLAB); with
+    ``num_envs``, that many instances of them for rlFunctionVectorEnv."""
+    from bridge.adapters.matlab.octave.batch import OctaveBatch  # starts processes: loaded when used
+    from bridge.adapters.matlab.octave.runner import OctaveFunctions
+
+    python = [p for p, f in (("StepFcn", step), ("ResetFcn", reset)) if not is_matlab(f)]
+    if python:
+        raise error(
+            SpecError,
+            f"rlFunctionEnv {python[0]}",
+            "be a .m function too (both run in one Octave session, where LoggedSignals lives)",
+            "a Python function",
+            "Pass both as .m functions, or both as Python functions",
+        )
+    if num_envs is not None:
+        return OctaveBatch(step, reset, obs_specs, act_specs, workspace, timeout, num_envs)
+    return OctaveFunctions(step, reset, obs_specs, act_specs, workspace, timeout)
 
 
 def accepts_rng(fn: Callable[..., Any]) -> bool:

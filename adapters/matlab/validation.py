@@ -11,10 +11,10 @@ import copy
 from typing import Any, List
 
 import numpy as np
-from bridge.adapters.matlab.agents import Agent
 from bridge.adapters.matlab.checks import ACTION_SEED, FUNCTION_WHERE, NEUTRAL_WHERE, check_value, validate_once
 from bridge.adapters.matlab.describe import specs_from_space
 from bridge.adapters.matlab.function_env import unwrap_function_env
+from bridge.adapters.matlab.workflow.agents import Agent
 
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, error

@@ -31,7 +31,9 @@ from bridge.adapters.matlab.function_env import (
 )
 
 from bridge.errors import SpecError, error
+from bridge.spaces import _describe_value
 from bridge.vector import VectorEnv
+from bridge.workers import DEFAULT_TIMEOUT
 
 __all__ = ["rlFunctionVectorEnv"]
 
@@ -41,13 +43,16 @@ class rlFunctionVectorEnv(VectorEnv):
 
     Args:
         observationInfo, actionInfo: as for :class:`rlFunctionEnv` (specs of ONE instance).
-        stepFcn, resetFcn, setupFcn: see the module docstring; callables or "module:function".
+        stepFcn, resetFcn, setupFcn: see the module docstring; callables or "module:function". Or
+            your single-env .m step and reset functions (as for rlFunctionEnv; no setupFcn): NumEnv
+            instances of them run in one Octave process, one round trip per batch step.
         NumEnv: the number of instances (1 by default, as in MATLAB).
         MaxStepsPerEpisode: truncate an instance's episode after this many steps (None: never).
         autoreset_mode: "same-step" (default; SB3's convention: the ending step returns the new
             episode's first observation, the final one in ``infos["final_obs"]`` under the mask
             ``infos["_final_obs"]``) or "next-step" (Gymnasium 1.x).
         check_actions: validate each batch of actions (cheap); False skips it.
+        workspace, timeout: for .m functions, as for rlFunctionEnv.
 
     As in MATLAB, creation does not validate: call ``validateEnvironment(venv)``.
     """
@@ -64,7 +69,10 @@ class rlFunctionVectorEnv(VectorEnv):
         MaxStepsPerEpisode: Optional[int] = None,
         autoreset_mode: str = "same-step",
         check_actions: bool = True,
+        workspace: Optional[dict] = None,
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
     ) -> None:
+        self._host: Any = None
         if isinstance(NumEnv, bool) or not isinstance(NumEnv, (int, np.integer)) or NumEnv < 1:
             raise error(SpecError, "rlFunctionVectorEnv NumEnv", "be an integer >= 1", NumEnv, "Pass e.g. NumEnv=64")
         ok = MaxStepsPerEpisode is None or (
@@ -99,6 +107,25 @@ class rlFunctionVectorEnv(VectorEnv):
             functions.resolve_function(resetFcn, "rlFunctionVectorEnv ResetFcn"),
         )
         self._step_rng, self._reset_rng = functions.accepts_rng(self._step_fn), functions.accepts_rng(self._reset_fn)
+        if functions.is_matlab(self._step_fn) or functions.is_matlab(self._reset_fn):  # NumEnv instances in Octave
+            if setupFcn is not None:
+                fix = "Leave setupFcn out: each instance runs your single-env .m functions from its own LoggedSignals"
+                raise error(
+                    SpecError,
+                    "rlFunctionVectorEnv setupFcn",
+                    "be None with .m functions",
+                    _describe_value(setupFcn),
+                    fix,
+                )
+            self._host = functions.hosted(
+                self._step_fn, self._reset_fn, self._obs_specs, self._act_specs, workspace, timeout, self.num_envs
+            )
+            self._step_fn, self._reset_fn, self._step_rng, self._reset_rng = (
+                self._host.step,
+                self._host.reset,
+                False,
+                True,
+            )
         self.SetupFcn = setupFcn
         self.EnvData: Any = (
             None
@@ -144,6 +171,10 @@ class rlFunctionVectorEnv(VectorEnv):
         terminated = functions.to_dones(is_done, n)
         self.EnvData = data  # committed only once every output converted
         return obs, rewards, terminated, np.zeros(n, dtype=bool), {}
+
+    def close_envs(self) -> None:
+        if self._host is not None:  # .m functions: their Octave process
+            self._host.close()
 
     def __repr__(self) -> str:
         return f"<rlFunctionVectorEnv NumEnv={self.num_envs} autoreset={self.autoreset_mode}>"

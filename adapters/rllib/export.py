@@ -112,6 +112,14 @@ class Creator:
         self.imports, self.batched = tuple(imports), batched
 
     def __call__(self, env_config: Any = None) -> Any:
+        if env_config is not None and not isinstance(env_config, dict):  # RLlib's EnvContext is a dict
+            raise error(
+                SpecError,
+                f"the RLlib env {self.name!r} env_config",
+                "be a dict of the env's keyword arguments",
+                repr(env_config)[:80],
+                f"Pass config.environment({self.name!r}, env_config={{...}})",
+            )
         import_modules(self.imports)
         kwargs = dict(env_config or {})
         num_envs = kwargs.pop("num_envs", None)

@@ -9,8 +9,9 @@ on (a hybrid or Dict action, an integer Box action) is refused here with the rea
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
+import numpy as np
 from bridge.adapters.gymnasium.export import GoalExport, GymnasiumEnv
 from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.adapters.sb3.subproc import reporting_factory
@@ -19,7 +20,7 @@ from bridge.compat import optional_import
 
 from bridge import runtimes
 from bridge.env import Env
-from bridge.errors import SpecError, error
+from bridge.errors import SpecError, close_beside, error
 from bridge.loading import resolve
 from bridge.options import resolve as resolve_options
 from bridge.options import split
@@ -90,6 +91,7 @@ def make_vec_env(
         options: the export options of the sb3 row (docs/options.md): those of :func:`to_sb3` for
             scalar envs, those of the batched export for a VectorEnv.
     """
+    n_envs, seed = _counts(n_envs, seed)
     given, unknown = split(options)
     if unknown:  # env kwargs go in env_kwargs: SB3's own make_vec_env has no **kwargs
         fix = "Pass env kwargs as env_kwargs={...}; export options are " + ", ".join(runtimes.get("sb3").options)
@@ -103,9 +105,9 @@ def make_vec_env(
         return _batched(first, built, n_envs, seed, given)
     try:
         probe = to_sb3(first, **given)  # refuse now, before SB3 spawns anything
-    except BaseException:
+    except BaseException as refusal:
         if built:
-            first.close()
+            close_beside(refusal, first.close, "the env built for the check")
         raise
     if not built:  # one instance: it is the env (SB3 refuses one instance in several slots too)
         if n_envs != 1:
@@ -123,6 +125,18 @@ def make_vec_env(
     return env_util.make_vec_env(
         make, n_envs=n_envs, seed=seed, vec_env_cls=vec_env_cls, vec_env_kwargs=vec_env_kwargs, monitor_dir=monitor_dir
     )
+
+
+def _counts(n_envs: Any, seed: Any) -> Tuple[int, Optional[int]]:
+    """``n_envs`` and ``seed`` as Python ints (Gymnasium takes no numpy seed), refused before anything
+    is built when they are not whole numbers in range (SB3 raised IndexError for 0 envs)."""
+    whole = (int, np.integer)
+    if isinstance(n_envs, bool) or not isinstance(n_envs, whole) or n_envs < 1:
+        raise error(SpecError, "make_vec_env n_envs", "be an int >= 1", repr(n_envs), "Pass e.g. n_envs=4")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, whole) or seed < 0):
+        fix = "Pass e.g. seed=0 (env i is seeded with seed + i)"
+        raise error(SpecError, "make_vec_env seed", "be a non-negative int or None", repr(seed), fix)
+    return int(n_envs), None if seed is None else int(seed)
 
 
 def _export(factory: Callable[[], Env], options: Dict[str, Any]) -> SB3Env:
@@ -145,9 +159,9 @@ def _batched(vector_env: VectorEnv, built: bool, n_envs: int, seed: Optional[int
             expectation = f"be 1 or the VectorEnv's num_envs ({vector_env.num_envs})"
             raise error(SpecError, "make_vec_env n_envs", expectation, n_envs, "Size the VectorEnv itself")
         vec = BatchedVecEnv(vector_env, **options)
-    except BaseException:
+    except BaseException as refusal:
         if built:
-            vector_env.close()
+            close_beside(refusal, vector_env.close, "the VectorEnv built here")
         raise
     vec.seed(seed)
     return vec

@@ -72,6 +72,7 @@ def check(
         env = found
     if isinstance(env, VectorEnv) or (isinstance(env, type) and issubclass(env, VectorEnv)):
         return _check_batch(env, targets, seed, exported, options, batched_export)
+    built = not isinstance(env, Env)  # an id or a factory: the env is built, and closed, here
     if isinstance(env, str):
         from bridge.registry import make
 
@@ -91,15 +92,19 @@ def check(
     options = _merged(exported, given, wanted)
     report = Report(name)
     report.make_env = factory
-    for target in wanted:
-        report.targets.append(target)
-        profile = _profile(target, report)
-        if profile is not None:
-            try:
-                profile(env, report, seed, dict(options.get(target, {})))
-            except ContractError as e:  # the env broke a contract outside a runtime's own checker:
-                # a check always reports (in every era), with the guard's own sentence and fix
-                report.add_exception(target, e, f"the {target} check", "Fix the env", "contract")
+    try:
+        for target in wanted:
+            report.targets.append(target)
+            profile = _profile(target, report)
+            if profile is not None:
+                try:
+                    profile(env, report, seed, dict(options.get(target, {})))
+                except ContractError as e:  # the env broke a contract outside a runtime's own checker:
+                    # a check always reports (in every era), with the guard's own sentence and fix
+                    report.add_exception(target, e, f"the {target} check", "Fix the env", "contract")
+    finally:
+        if built:  # an env hosted in a process (Octave's .m functions) leaves none running
+            env.close()
     return report
 
 

@@ -6,6 +6,7 @@ view available in this interpreter. :mod:`bridge.conformance.suite` is a pytest 
 
 from __future__ import annotations
 
+from bridge.conformance.recording import record
 from bridge.conformance.replay import (
     Agreement,
     Divergence,
@@ -20,7 +21,7 @@ from bridge.conformance.replay import (
     replay,
     verify,
 )
-from bridge.conformance.tape import Entry, Tape, record
+from bridge.conformance.tape import Entry, Tape
 
 __all__ = [
     "Tape",

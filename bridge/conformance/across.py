@@ -7,8 +7,11 @@ there (other SIMD kernels, other summation orders, another BLAS; docs/conformanc
 module replays another era's tape through the neutral env here and measures, per float field, the
 largest difference in ulps (and absolutely, relatively, where it first appears), while the episode
 structure (terminated/truncated at every step, discrete observations, dtypes, shapes, the actions)
-must be exact. Against a declared tolerance (``cross_era_ulps``, default 0) the verdict is
-``agrees`` (bit for bit), ``agrees within N ulp`` or ``DIVERGES``.
+must be exact. The same holds for a tape from another *machine* in this era (another CPU, another
+BLAS kernel: :mod:`bridge.conformance.machine`), so the rule is one: a tape replayed on the platform
+it was recorded on must agree bit for bit; from anywhere else it must agree within the env's
+declared tolerance (``cross_era_ulps``, default 0). The verdict is ``agrees`` (bit for bit),
+``agrees within N ulp`` or ``DIVERGES``, and names what differs between the two platforms.
 
 A 1-ulp difference compounds over an episode of a chaotic env, so the comparison starts each step
 from the *recorded* state where the tape has it (``record(..., states=True)``): restored before
@@ -23,6 +26,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from bridge.conformance import machine
 from bridge.conformance.tape import Tape, leaves
 from bridge.conformance.ulps import FieldDifference
 from bridge.env import Env
@@ -31,7 +35,7 @@ from bridge.errors import SpecError, message
 __all__ = ["EraComparison", "compare_eras", "declared_tolerance", "ATTRIBUTE", "DOCS"]
 
 ATTRIBUTE = "cross_era_ulps"
-DOCS = "docs/conformance.md, 'Why two eras can differ in the last bit'"
+DOCS = "docs/conformance.md, 'Why two platforms can differ in the last bit'"
 
 
 def declared_tolerance(env: Env, override: Optional[int] = None, owner: str = "") -> Tuple[int, str]:
@@ -42,7 +46,9 @@ def declared_tolerance(env: Env, override: Optional[int] = None, owner: str = ""
     else:
         value, where = getattr(env.unwrapped, ATTRIBUTE, 0), f"{type(env.unwrapped).__name__}.{ATTRIBUTE}"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        fix = f"Set {where} to the largest difference in ulps the env may show across eras (0: bit for bit)"
+        fix = (
+            f"Set {where} to the largest difference in ulps the env may show across eras and machines (0: bit for bit)"
+        )
         raise SpecError(message(where, "be an int >= 0", repr(value), fix))
     return int(value), where
 
@@ -50,8 +56,11 @@ def declared_tolerance(env: Env, override: Optional[int] = None, owner: str = ""
 class EraComparison:
     """What another era's tape showed here: per-field differences, the episode structure, a verdict."""
 
-    def __init__(self, name: str, here: str, tolerance: int, attribute: str) -> None:
-        self.name, self.here, self.tolerance, self.attribute = name, here, tolerance, attribute
+    def __init__(self, name: str, here: str, tolerance: int, attribute: str, platforms: List[str]) -> None:
+        # platforms: what differs between where the tape was recorded and here; [] the same platform,
+        # where the declared tolerance does not apply: one interpreter on one machine is bit for bit
+        self.name, self.here, self.attribute, self.platforms = name, here, attribute, platforms
+        self.tolerance = tolerance if platforms else 0
         self.method = ""
         self.fields: Dict[str, FieldDifference] = {}
         self.structure: Optional[str] = None  # the first structural difference; None: identical
@@ -72,11 +81,19 @@ class EraComparison:
     def ok(self) -> bool:
         return self.kind != "DIVERGES"
 
+    @property
+    def rule(self) -> str:
+        """The tolerance that applies, and why."""
+        if not self.platforms:
+            return "recorded on this platform: bit for bit"
+        return f"{self.attribute} = {self.tolerance}"
+
     def __str__(self) -> str:
-        head = f"{self.name} in {self.here}: {self.kind} ({self.attribute} = {self.tolerance})"
+        head = f"{self.name} in {self.here}: {self.kind} ({self.rule})"
         ends = "; ".join(f"{flag} at {_steps(steps)}" for flag, steps in self.ends.items())
         structure = self.structure or f"identical ({ends}; discrete observations, dtypes, shapes and actions exact)"
-        lines = [head, f"  compared {self.method}", f"  episode structure: {structure}"]
+        where = "; ".join(self.platforms) or "the same (Python, numpy, BLAS and its kernel, CPU, SIMD flags, OS)"
+        lines = [head, f"  platforms: {where}", f"  compared {self.method}", f"  episode structure: {structure}"]
         lines += [f"  {f}" for f in self.fields.values()]
         return "\n".join(lines)
 
@@ -97,15 +114,23 @@ class EraComparison:
             + "; ".join(f"{f.field} {_shown(f.max_ulps)} ulp first at {f.first}" for f in worst)
             + ")"
         )
+        if not self.platforms:
+            expectation = "agree bit for bit (it was recorded on this platform: Python, numpy, BLAS kernel, CPU, OS)"
+            fix = (
+                "One interpreter on one machine repeats an env exactly: if the env changed on purpose, record the "
+                "tape again; else find what differs between two runs of it"
+            )
+            return message(subject, expectation, got + " on the same platform", fix)
+        got += f" between platforms where {'; '.join(self.platforms)}"
         expectation = f"agree within {self.attribute} = {self.tolerance} ulp" + (
             " (bit for bit)" if not self.tolerance else ""
         )
         if math.isinf(self.ulps):
-            fix = "One era returned a NaN or an infinity where the other did not; no tolerance covers that"
+            fix = "One platform returned a NaN or an infinity where the other did not; no tolerance covers that"
         else:
             fix = (
-                f"Declare {self.attribute} = {_shown(self.ulps)} if a difference in the last bits between the numpy "
-                f"eras is acceptable for this env ({DOCS}); else make the env bit-exact across eras there"
+                f"Declare {self.attribute} = {_shown(self.ulps)} if a difference in the last bits between these "
+                f"platforms is acceptable for this env ({DOCS}); else make the env bit-exact across them"
             )
         return message(subject, expectation, got, fix)
 
@@ -138,7 +163,8 @@ def compare_eras(
     try:
         theirs.check_replayable(env.observation_space, env.action_space)
         limit, attribute = declared_tolerance(env, tolerance, owner)
-        result = EraComparison(name, here, limit, attribute)
+        platforms = machine.differences(theirs.platform, machine.describe(env))
+        result = EraComparison(name, here, limit, attribute, platforms)
         result.method = _method(theirs, env.determinism)
         result.structure = _other_actions(theirs, actions)
         if result.structure is None:

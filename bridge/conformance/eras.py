@@ -25,24 +25,18 @@ from __future__ import annotations
 
 import glob
 import os
-import sys
 import warnings
 from typing import Dict, List, Optional
 
-import numpy as np
-
 from bridge.conformance.across import compare_eras
+from bridge.conformance.machine import era_stamp
+from bridge.conformance.recording import record
 from bridge.conformance.replay import verify
 from bridge.conformance.suite import ConformanceSuite
-from bridge.conformance.tape import Tape, record
+from bridge.conformance.tape import Tape
 from bridge.errors import SpecError, message
 
 __all__ = ["CrossEraSuite", "era_stamp", "required_views"]
-
-
-def era_stamp() -> str:
-    """This interpreter's era as a tape name: ``py<major><minor>-numpy<major>``."""
-    return f"py{sys.version_info[0]}{sys.version_info[1]}-numpy{np.__version__.split('.')[0]}"
 
 
 def required_views() -> List[str]:
@@ -78,13 +72,16 @@ class CrossEraSuite(ConformanceSuite):
         return {os.path.basename(p)[: -len(".npz")]: Tape.load(p) for p in paths}
 
     def test_every_export_agrees_with_the_neutral_env_here(self) -> None:
-        """(a) This era's tape through every export here, bit for bit."""
+        """(a) This era's tape through every export here, bit for bit; a tape of this era recorded on
+        another machine (the tape says where) agrees with the env here within the declared ulps, and
+        every export with the env here bit for bit (:func:`bridge.conformance.verify`)."""
         wanted, problems, era = required_views(), [], era_stamp()
         tape = self._era_tapes()[era]
-        results = verify(self.make_env, tape, snapshot_at=len(tape.actions) // 3)
+        rule = {"tolerance": self.cross_era_ulps, "owner": type(self).__name__}
+        results = verify(self.make_env, tape, snapshot_at=len(tape.actions) // 3, **rule)
         for name in wanted:
             if name not in results:
-                results[name] = verify(self.make_env, tape, [name])[name]  # names the unknown view
+                results[name] = verify(self.make_env, tape, [name], **rule)[name]  # names the unknown view
         for name, verdict in results.items():
             if verdict.failed or (name in wanted and not verdict.agrees):
                 fix = _DIVERGED if verdict.failed else "Install this tox env's stack (envbridge init tox)"

@@ -5,6 +5,13 @@ to neutral form. The views are listed in the runtime table (:mod:`bridge.runtime
 is built in.
 Runtimes that have a single "done" cannot say "terminated and truncated": for those views the
 expected flags are projected the documented way (termination wins) before comparing.
+
+Bit for bit is a promise of one interpreter on one machine. A tape recorded on another platform
+(another era, CPU or BLAS kernel: the tape says where, :mod:`bridge.conformance.machine`) is
+answered in two parts by :func:`verify`: the env here against the tape, within the env's declared
+ulps with the episode structure exact (:func:`bridge.conformance.across.compare_eras`), as the
+``neutral`` verdict; and every export against the env *here* (the tape's seed and actions run
+again on this platform), bit for bit.
 """
 
 from __future__ import annotations
@@ -14,6 +21,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from bridge import runtimes
+from bridge.conformance import machine
+from bridge.conformance.across import compare_eras
+from bridge.conformance.recording import record
 from bridge.conformance.tape import Tape, leaves
 from bridge.env import Env
 from bridge.errors import BridgeError
@@ -158,6 +168,13 @@ class Failure(Verdict):
     kind = "FAILS"
 
 
+class Beyond(Verdict):
+    """A tape from another platform: the env here differs from it by more than its declared ulps,
+    or in its episode structure (``detail``: the comparison's message, naming both platforms)."""
+
+    kind = "DIVERGES"
+
+
 class Divergence(Verdict):
     """The first place a view disagrees with the tape."""
 
@@ -200,7 +217,8 @@ def replay(view: View, tape: Tape, *, snapshot_at: Optional[int] = None, detour:
     :class:`Failure` when the export raised mid-tape (naming where).
 
     With ``snapshot_at`` (an action index), the view snapshots there, runs ``detour`` tape actions
-    off the record, restores, and must then continue exactly as recorded (RNG included).
+    off the record, resets, restores, and must then continue exactly as recorded (RNG included);
+    a divergence after that names the restore in its ``where``.
     """
     try:
         return _replay(view, tape, snapshot_at, detour)
@@ -215,9 +233,9 @@ class _Mid(Exception):
 
 def _replay(view: View, tape: Tape, snapshot_at: Optional[int], detour: int) -> Verdict:
     kept: List[Tuple[str, Any, Any]] = []  # (where, returned object, copy at return time)
-    action_index = 0
+    action_index, restored = 0, ""
     for i, entry in enumerate(tape.entries):
-        where = f"reset after step {action_index - 1}" if i else "reset(seed)"
+        where = f"reset after step {action_index - 1}{restored}" if i else "reset(seed)"
         if entry.kind == "reset":
             obs = _call(where, view.reset, tape.seed if i == 0 else None)
             found = _compare_obs(tape, view.expected(entry.obs), obs)
@@ -227,7 +245,8 @@ def _replay(view: View, tape: Tape, snapshot_at: Optional[int], detour: int) -> 
             continue
         if snapshot_at is not None and action_index == snapshot_at:
             _call(f"the snapshot detour at step {action_index}", _detour, view, tape, action_index, detour)
-        where = f"step {action_index}"
+            restored = f" (after restore_state of the snapshot at step {action_index})"
+        where = f"step {action_index}{restored}"
         obs, reward, terminated, truncated = _call(where, view.step, tape.actions[action_index])
         action_index += 1
         found = _compare_obs(tape, view.expected(entry.obs), obs)
@@ -257,7 +276,11 @@ def _call(where: str, fn: Any, *args: Any) -> Any:
 
 
 def _detour(view: View, tape: Tape, start: int, length: int) -> None:
-    """Snapshot, wander ``length`` steps off the record, restore (views without snapshots skip)."""
+    """Snapshot, wander ``length`` steps off the record, reset, restore (views without snapshots skip).
+
+    The detour ends at a reset boundary: what ``reset()`` sets (a goal drawn at reset) is drawn
+    anew before the restore, so a snapshot that forgot it does not continue the recorded episode.
+    """
     try:
         snap = view.clone_state()
     except NotImplementedError:
@@ -266,6 +289,7 @@ def _detour(view: View, tape: Tape, start: int, length: int) -> None:
         _, _, terminated, truncated = view.step(action)
         if terminated or truncated:
             view.reset(None)
+    view.reset(None)
     view.restore_state(snap)
 
 
@@ -276,10 +300,17 @@ def verify(
     *,
     snapshot_at: Optional[int] = None,
     env_id: Optional[str] = None,
+    tolerance: Optional[int] = None,
+    owner: str = "",
 ) -> Dict[str, Verdict]:
     """Replay ``tape`` through ``views`` (default: every view of the runtime table): name -> a
     :class:`Verdict` for every view: agrees, DIVERGES (step and field), FAILS (an error mid-tape),
     refused (the export's own error for this env) or unavailable (why).
+
+    A tape recorded on another platform (``machine.differences``): the neutral verdict compares the
+    env here with the tape within the env's declared ulps, and every other view replays the tape's
+    seed and actions as this platform's env runs them, bit for bit (module docstring). ``tolerance``
+    (named ``owner.cross_era_ulps``) overrides the env's own ``cross_era_ulps`` there.
 
     Raises ContractError before any view runs when the tape cannot speak about this env (no step,
     other spaces, actions the env cannot take, or another ``env_id``): see Tape.check_replayable.
@@ -289,11 +320,18 @@ def verify(
         tape.check_replayable(probe.observation_space, probe.action_space, env_id)
         if probe.determinism == "none":  # no snapshots declared: no view takes the detour (decided once, here)
             snapshot_at = None
+        here = machine.describe(probe)
     finally:
         probe.close()
     status = available_views()
     results: Dict[str, Verdict] = {}
+    elsewhere = machine.differences(tape.platform, here)
+    if elsewhere:
+        results["neutral"] = _across(make_env, tape, tolerance, owner)
+        tape = record(make_env, seed=tape.seed, actions=tape.actions, env_id=tape.env_id)  # the env here
     for name in views or list(status):
+        if name in results:
+            continue
         if name not in status:
             known = ", ".join(sorted(status))
             results[name] = Unavailable(name, f"no view is called {name!r} (known: {known})")
@@ -314,3 +352,12 @@ def verify(
         finally:
             view.close()
     return results
+
+
+def _across(make_env: Callable[[], Env], tape: Tape, tolerance: Optional[int], owner: str) -> Verdict:
+    """The neutral verdict of a tape from another platform: within the env's declared ulps."""
+    found = compare_eras(make_env, tape, name="the tape", here=machine.era_stamp(), tolerance=tolerance, owner=owner)
+    if not found.ok:
+        return Beyond("neutral", found.failure())
+    how = "bit for bit" if found.kind == "agrees" else found.kind[len("agrees ") :]
+    return Agreement("neutral", f"{how} ({found.rule}; {'; '.join(found.platforms)})")

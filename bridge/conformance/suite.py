@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from bridge.checker import check
+from bridge.conformance.recording import record
 from bridge.conformance.replay import verify
-from bridge.conformance.tape import Tape, record
+from bridge.conformance.tape import Tape
 
 
 class ConformanceSuite:

@@ -1,30 +1,31 @@
 """Tapes: a recorded trajectory in neutral form, stored as ``.npz`` plus a JSON manifest.
 
 The manifest holds the env id, the step API, both spaces (``to_dict``), the seed, the entry kinds,
-the sha256 of the ``.npz`` and, for a tape recorded with ``states=True``, which entries have the
-env's snapshot beside them (in ``<tape>.npz.states``, a :func:`bridge.snapshot.save` file, with its
-sha256); the ``.npz`` is a :mod:`bridge.safe_files` container of plain arrays, one per stream and
-leaf (``obs['pos']``, ``act``, ``reward``, ...), so a tape from a stranger is checked whole (sizes
-before allocation, members against its own manifest) and never executes anything.
-:meth:`Tape.check_replayable` then says whether it can speak about an env.
+where it was recorded (:func:`bridge.conformance.machine.describe`: Python, numpy, the BLAS and its
+kernel, the CPU, the OS), the sha256 of the ``.npz`` and, for a tape recorded with ``states=True``,
+which entries have the env's snapshot beside them (in ``<tape>.npz.states``, a
+:func:`bridge.snapshot.save` file, with its sha256); the ``.npz`` is a :mod:`bridge.safe_files`
+container of plain arrays, one per stream and leaf (``obs['pos']``, ``act``, ``reward``, ...), so a
+tape from a stranger is checked whole (sizes before allocation, members against its own manifest)
+and never executes anything. :meth:`Tape.check_replayable` then says whether it can speak about an
+env. Recording one: :mod:`bridge.conformance.recording`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
 from bridge import safe_json, spaces
 from bridge import snapshot as _snapshot
-from bridge.env import Env
 from bridge.errors import ContractError, SpecError, message
 from bridge.safe_files import LIMITS, Limits, read_npz, sha256_file, write_npz
 from bridge.safe_json import read_json_file
 
-__all__ = ["Tape", "Entry", "record", "leaves", "unleaves", "STEP_API", "FORMAT"]
+__all__ = ["Tape", "Entry", "leaves", "unleaves", "STEP_API", "FORMAT"]
 
 # the step API every tape records: reset(seed=...) -> (obs, info); step(action) -> (obs, reward,
 # terminated, truncated, info), Gymnasium 1.x semantics (both flags may be True)
@@ -85,6 +86,7 @@ class Tape:
         entries: List[Entry],
         step_api: str = STEP_API,
         states: Optional[Dict[int, Any]] = None,
+        platform: Optional[Dict[str, str]] = None,
     ) -> None:
         self.env_id = env_id
         self.observation_space = observation_space
@@ -95,6 +97,8 @@ class Tape:
         self.step_api = step_api
         # entry index -> the env's clone_state() right after that entry (what the next one came from)
         self.states: Dict[int, Any] = dict(states or {})
+        # where it was recorded (machine.describe()); None: a tape made before platforms were recorded
+        self.platform: Optional[Dict[str, str]] = dict(platform) if platform is not None else None
 
     # -- files --------------------------------------------------------------------------------
     def save(self, path: str) -> str:
@@ -122,6 +126,8 @@ class Tape:
             "kinds": "".join("r" if e.kind == "reset" else "s" for e in self.entries),
             "npz_sha256": _sha256(path),
         }
+        if self.platform is not None:
+            manifest["platform"] = self.platform
         if self.states:
             indices = sorted(self.states)
             _snapshot.save(path + STATES, [self.states[i] for i in indices], compress=True)
@@ -135,19 +141,20 @@ class Tape:
         """Read a tape; nothing is trusted before it is checked, in this order: the manifest (size,
         depth, types, format, step API, spaces), the ``.npz`` hash, then every member's name, dtype
         and shape against what the manifest implies (before any member data is read), then the
-        episode structure. Tapes of format 1 (no step API recorded) load as the one step API."""
+        episode structure. Tapes of format 1 (no step API recorded) load as the one step API; tapes
+        of formats 1 and 2 (no platform recorded) load with ``platform`` None (an unknown platform)."""
         name = os.path.basename(path)
         manifest = read_json_file(path + ".json", subject=f"tape manifest {name}.json", fix=_RECORD, limits=limits)
         if not isinstance(manifest, dict):
             raise ContractError(message("tape manifest", "be a JSON object", type(manifest).__name__, _RECORD))
         if manifest.get("format") not in FORMATS:
-            got = repr(manifest.get("format"))[:60]
+            got = safe_json.preview(manifest.get("format"))
             raise ContractError(message("tape manifest format", f"be one of {list(FORMATS)}", got, _RECORD))
         _check_manifest(manifest)  # a stranger's manifest: types first, so nothing below trips on them
         step_api = manifest.get("step_api", STEP_API)  # format 1 predates the key; it had this API
         if step_api != STEP_API:
             expectation = f"be {STEP_API!r} (this envbridge's)"
-            raise ContractError(message("tape manifest 'step_api'", expectation, repr(step_api)[:60], _RECORD))
+            raise ContractError(message("tape manifest 'step_api'", expectation, safe_json.preview(step_api), _RECORD))
         digest = _sha256(path)
         if digest != manifest["npz_sha256"]:
             raise ContractError(
@@ -176,7 +183,10 @@ class Tape:
             for i, k in enumerate(kinds)
         ]
         states = _states(path, manifest, len(kinds), limits)
-        return cls(manifest["env"], obs_space, act_space, manifest["seed"], actions, entries, step_api, states)
+        platform = _platform(manifest)
+        return cls(
+            manifest["env"], obs_space, act_space, manifest["seed"], actions, entries, step_api, states, platform
+        )
 
     # -- before a replay ------------------------------------------------------------------------
     def check_replayable(
@@ -218,8 +228,9 @@ class Tape:
                 raise ContractError(message(found[0], found[1], found[2], f"{_RECORD} (the env cannot take it)"))
 
 
-FORMAT = "envbridge-tape/2"
-FORMATS = ("envbridge-tape/1", FORMAT)  # 2 adds the step API; the members are the same
+FORMAT = "envbridge-tape/3"
+# 2 adds the step API, 3 where the tape was recorded ("platform"); the members are the same
+FORMATS = ("envbridge-tape/1", "envbridge-tape/2", FORMAT)
 _RECORD = "Record the tape again with envbridge conform --record"
 _OTHER_ENV = "Replay a tape on the env it was recorded from, or record one for this env"
 # manifest key -> (what it must be, test); checked before any value is used
@@ -246,7 +257,7 @@ def _states(path: str, manifest: Dict[str, Any], entries: int, limits: Limits) -
     ok = isinstance(indices, list) and all(type(i) is int and 0 <= i < entries for i in indices)
     if not ok or indices != sorted(set(indices)) or not isinstance(declared.get("sha256"), str):
         expectation = f"be {{'entries': [increasing entry indices below {entries}], 'sha256': hex}}"
-        raise ContractError(message("tape manifest 'states'", expectation, repr(declared)[:60], _RECORD))
+        raise ContractError(message("tape manifest 'states'", expectation, safe_json.preview(declared), _RECORD))
     digest = _sha256(path + STATES)
     if digest != declared["sha256"]:
         got = f"{digest[:12]}..."
@@ -260,10 +271,25 @@ def _states(path: str, manifest: Dict[str, Any], entries: int, limits: Limits) -
     return dict(zip(indices, found))
 
 
+def _platform(manifest: Dict[str, Any]) -> Optional[Dict[str, str]]:
+    """The manifest's platform record (a stranger's: a small flat dict of short strings), or None."""
+    found = manifest.get("platform")
+    if found is None:
+        return None
+    ok = isinstance(found, dict) and len(found) <= 32
+    ok = ok and all(
+        isinstance(k, str) and isinstance(v, str) and len(k) <= 64 and len(v) <= 1024 for k, v in found.items()
+    )
+    if not ok:
+        expectation = "be a dict of at most 32 short strings (python, numpy, blas, blas_kernel, cpu, simd, os)"
+        raise ContractError(message("tape manifest 'platform'", expectation, repr(found)[:60], _RECORD))
+    return dict(found)
+
+
 def _check_manifest(manifest: Dict[str, Any]) -> None:
     for key, (expectation, test) in _MANIFEST_TYPES.items():
         if key not in manifest or not test(manifest[key]):
-            got = repr(manifest[key])[:60] if key in manifest else "nothing"
+            got = safe_json.preview(manifest[key]) if key in manifest else "nothing"
             raise ContractError(message(f"tape manifest {key!r}", f"be {expectation}", got, _RECORD))
 
 
@@ -272,7 +298,9 @@ def _space(manifest: Dict[str, Any], key: str) -> spaces.Space:
         return spaces.from_dict(manifest[key])
     except SpecError as e:
         expectation = "be a space dict (Space.to_dict())"
-        raise ContractError(message(f"tape manifest {key!r}", expectation, repr(manifest[key])[:60], _RECORD)) from e
+        raise ContractError(
+            message(f"tape manifest {key!r}", expectation, safe_json.preview(manifest[key]), _RECORD)
+        ) from e
 
 
 def _members(obs_space: spaces.Space, act_space: spaces.Space, entries: int, steps: int) -> Dict[str, tuple]:
@@ -340,57 +368,3 @@ def _split(arrays: Dict[str, np.ndarray], prefix: str, space: spaces.Space, coun
 
 def _sha256(path: str) -> str:
     return sha256_file(path, subject=f"tape {os.path.basename(path)}", fix=_RECORD)
-
-
-def record(
-    env: Union[str, Env, Callable[[], Env]],
-    *,
-    seed: int = 0,
-    steps: int = 200,
-    action_seed: Optional[int] = None,
-    env_id: Optional[str] = None,
-    states: bool = False,
-) -> Tape:
-    """Run ``steps`` actions sampled with ``action_seed`` (default: ``seed``) and keep the stream.
-
-    ``env`` is a registered id, an Env, or a factory; episode ends are followed by ``reset()``.
-    With ``states`` the tape also keeps the env's snapshots (``clone_state()``), so another era can
-    replay it from the recorded state: after every entry for determinism "strong", after each reset
-    and every :data:`CHECKPOINT` steps for "weak", none for "none" (it has no snapshots).
-    """
-    if isinstance(env, str):
-        from bridge.registry import make
-
-        env_id, env = env_id or env, make(env)
-    elif not isinstance(env, Env):
-        env = env()
-    name = env_id or getattr(getattr(env.unwrapped, "spec", None), "id", None) or type(env.unwrapped).__name__
-    rng = np.random.default_rng(seed if action_seed is None else action_seed)
-    actions = [env.action_space.sample(rng) for _ in range(steps)]
-    every = {"strong": 1, "weak": CHECKPOINT}.get(env.determinism, 0) if states else 0
-    kept: Dict[int, Any] = {}
-    obs, _ = env.reset(seed=seed)
-    entries = [Entry("reset", _copy(obs))]
-    for i, action in enumerate(actions):
-        if every and (i % every == 0 or entries[-1].kind == "reset"):
-            kept[len(entries) - 1] = _copy(env.clone_state())  # get_state() may hand out live arrays
-        obs, reward, terminated, truncated, _ = env.step(action)
-        entries.append(Entry("step", _copy(obs), float(reward), bool(terminated), bool(truncated)))
-        if terminated or truncated:
-            if every:
-                kept[len(entries) - 1] = _copy(env.clone_state())  # get_state() may hand out live arrays
-            entries.append(Entry("reset", _copy(env.reset()[0])))
-    env.close()
-    return Tape(name, env.observation_space, env.action_space, seed, actions, entries, states=kept)
-
-
-CHECKPOINT = 25  # steps between the snapshots of a tape of a "weak" env
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, (tuple, list)):
-        copied = [_copy(v) for v in value]
-        return copied if isinstance(value, list) else tuple(copied)
-    return np.array(value, copy=True) if isinstance(value, np.ndarray) else value

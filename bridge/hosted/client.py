@@ -29,19 +29,18 @@ from typing import Any, Dict, Iterable, Optional, Tuple
 from bridge import spaces
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, error
-from bridge.hosted import protocol, wire
+from bridge.hosted import protocol, pythons, wire
 from bridge.hosted.pipes import FrameConn, HostProcess
+from bridge.hosted.pythons import PYTHON_VARIABLE
 from bridge.hosted.stepping import SharedSteps
 from bridge.workers import DEFAULT_TIMEOUT, Complaint, Pool, check_timeout, raised
 
 __all__ = ["remote", "RemoteEnv", "host_python", "hosted_factory", "PYTHON_VARIABLE"]
 
-PYTHON_VARIABLE = "ENVBRIDGE_PYTHON_{}"  # an era name NAME resolves through $ENVBRIDGE_PYTHON_<NAME>
-
 
 def host_python(python: Optional[str]) -> str:
-    """The interpreter ``python`` names: a path, an era name NAME set in ``$ENVBRIDGE_PYTHON_<NAME>``
-    (letters, digits, ``-`` and ``_``), or a command on ``PATH`` (``"python3.9"``)."""
+    """The interpreter path ``python`` names: a path, an era name (:mod:`bridge.hosted.pythons`), or a
+    command on ``PATH`` (``"python3.9"``)."""
     if python is None:
         return sys.executable
     if not isinstance(python, str) or not python:
@@ -49,11 +48,9 @@ def host_python(python: Optional[str]) -> str:
     path = python
     if os.sep not in python and not os.path.exists(python):
         era = re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", python) is not None
-        variable = PYTHON_VARIABLE.format(python.upper().replace("-", "_"))
-        path = (os.environ.get(variable, "") if era else "") or shutil.which(python) or ""
+        path = (pythons.era_python(python) if era else "") or shutil.which(python) or ""
         if not path and era:
-            fix = f"Set {variable}=/path/to/that/venv/bin/python, or pass the interpreter's path"
-            raise error(SpecError, f"remote python {python!r}", f"name a venv through ${variable}", "it unset", fix)
+            raise pythons.not_found(python)
         if not path:
             expectation = "be an interpreter path, a command on PATH or an era name"
             raise error(SpecError, "remote python", expectation, f"{python!r} (no such command)", _PY_FIX)

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from bridge.errors import ContractError, SpecError, message
+from bridge.safe_json import FAST_DEPTH, depth_of, preview
 
 # (subject, expectation, actual, fix): the four parts of an error sentence, built lazily so that
 # `contains` never pays for formatting.
@@ -62,6 +63,10 @@ def _describe(x: Any) -> str:
         return f"array({text}, shape={x.shape}, dtype={x.dtype})"
     if isinstance(x, np.generic):
         return f"{type(x).__name__}({x!r})" if not repr(x).startswith("np.") else repr(x)
+    if isinstance(x, (dict, list, tuple)):
+        depth = depth_of(x)
+        if depth > FAST_DEPTH:  # repr would recurse once a level (RecursionError near 1,000)
+            return f"{preview(x)}... (nested {depth} levels)"
     text = repr(x)
     # a cut text ends in ")", never in "...": the message's own period must not make "...."
     return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"

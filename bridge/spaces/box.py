@@ -9,6 +9,7 @@ import numpy as np
 
 from bridge.errors import SpecError, message
 from bridge.spaces import _numbers
+from bridge.spaces._memory import check_memory
 from bridge.spaces.base import Mismatch, Space, _as_int, _Budget, _describe, _field, _masked, _register, _rng
 
 Bound = Union[float, int, Sequence[Any], np.ndarray]
@@ -35,6 +36,7 @@ class Box(Space):
         self.dtype = _box_dtype(dtype)
         raw_low, raw_high = _numbers.user_array(low), _numbers.user_array(high)
         self.shape = _box_shape(raw_low, raw_high, shape)
+        check_memory(type(self).__name__, self.shape, self.dtype)  # before any array of that shape
         # exact checks against the dtype, each naming the bound and element the user wrote
         self.low = _bound("low", low, raw_low, self.shape, self.dtype)
         self.high = _bound("high", high, raw_high, self.shape, self.dtype)
@@ -54,6 +56,8 @@ class Box(Space):
                 )
                 fix = "Widen the bounds, or use a wider float dtype"
             raise SpecError(message(f"Box low{list(index)}", expectation, written_low[index].item(), fix))
+        if self.dtype.kind == "f":
+            _announce(self.low, self.high, written_low, written_high, self.dtype)
         self._finite_low = np.isfinite(self.low)
         self._finite_high = np.isfinite(self.high)
 
@@ -232,28 +236,41 @@ def _inward(name: str, out: np.ndarray, written: np.ndarray, dtype: np.dtype) ->
 
     A bound the dtype cannot hold exactly is never widened: a low rounds up, a high down, so the
     space never contains a value outside the bounds written (float32 -0.1 is below -0.1; float16
-    1e-8 would be 0.0). A move larger than the dtype's relative precision (a bound in the subnormal
-    range: 1e-50 as float32) is announced with a UserWarning naming the bound and both values.
+    1e-8 would be 0.0). :func:`_announce` says so when the move matters.
     """
     with np.errstate(invalid="ignore"):
         outward = (out < written) if name == "low" else (out > written)
     if outward.any():
         toward = np.array(np.inf if name == "low" else -np.inf, dtype=dtype)
         out = np.where(outward, np.nextafter(out, toward), out).astype(dtype)
-    with np.errstate(invalid="ignore", over="ignore"):
-        moved = np.abs(out.astype(np.float64) - written) > np.finfo(dtype).eps * np.abs(written)
-    if moved.any():
-        import warnings
-
-        index = tuple(int(i) for i in np.argwhere(moved)[0])
-        warnings.warn(
-            f"Box {name}{list(index)} {written[index].item()!r} is not a {dtype.name} value; "
-            f"rounded inward to {out[index].item()!r} (never widened). Pass a bound {dtype.name} can hold "
-            "to silence this.",
-            UserWarning,
-            stacklevel=4,
-        )
     return out
+
+
+def _announce(low: np.ndarray, high: np.ndarray, written_low: np.ndarray, written_high: np.ndarray, dtype: np.dtype):
+    """A UserWarning for each of low and high whose rounding moved an element past the dtype's precision.
+
+    One rule for every float dtype: a move larger than ``eps`` times the smaller of the bound's
+    magnitude and the box's width (as written) is announced. So a bound in the subnormal range
+    (float16 1e-8, float32 1e-50) is, and so is a box narrower than the dtype can resolve
+    (float32 [0.99999999, 1.0] becomes [1.0, 1.0]); float32 -0.1 rounded to -0.099999994 is not.
+    """
+    eps = np.finfo(dtype).eps
+    with np.errstate(invalid="ignore", over="ignore"):
+        width = written_high - written_low
+        for name, out, written in (("low", low, written_low), ("high", high, written_high)):
+            scale = np.minimum(np.abs(written), width)
+            moved = np.abs(out.astype(np.float64) - written) > eps * scale
+            if moved.any():
+                import warnings
+
+                index = tuple(int(i) for i in np.argwhere(moved)[0])
+                warnings.warn(
+                    f"Box {name}{list(index)} {written[index].item()!r} is not a {dtype.name} value; "
+                    f"rounded inward to {out[index].item()!r} (never widened). Pass a bound {dtype.name} can hold "
+                    "to silence this.",
+                    UserWarning,
+                    stacklevel=3,
+                )
 
 
 def _refuse(name: str, value: Any, raw: np.ndarray, dtype: np.dtype, index: tuple, x: Any, problem: str) -> None:

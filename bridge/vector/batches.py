@@ -79,6 +79,9 @@ def batch_problem(invalid: Any, actions: Any, num_envs: int, path: str = "action
     size = batch_size(actions)
     if size != num_envs:
         got = f"{size} actions" if size >= 0 else _describe(actions)
+        if size < 0 and not isinstance(actions, (np.generic, int, float, str, bytes)):  # a torch tensor, say
+            fix = "Pass np.asarray(actions) (a torch tensor: actions.cpu().numpy())"
+            return (path, f"be a numpy array of one action per env ({num_envs})", got, fix)
         return (path, f"hold one action per env ({num_envs})", got, BATCH_FIX)
     return invalid(actions, path) if invalid is not None else None
 

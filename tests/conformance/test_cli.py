@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
+from support import TESTS, other_kernel
 
 from bridge import runtimes
 from bridge.cli import main
@@ -116,3 +119,37 @@ def test_verify_refuses_a_tape_recorded_under_another_env_id_unless_any_env(tmp_
     )
     assert main(["conform", env, "--verify", tape, "--view", "neutral", "--any-env"]) in (0, 1, 2)
     assert "tape env id" not in capsys.readouterr().err  # the label is no longer checked
+
+
+def test_conform_verifies_a_tape_recorded_under_another_blas_kernel_by_the_one_rule(tmp_path, capsys, monkeypatch):
+    """Another machine, emulated: the tape is recorded in a subprocess under another OpenBLAS kernel."""
+    from bridge.conformance import Tape
+    from bridge.conformance.machine import describe, differences
+
+    tape = str(tmp_path / "hover.npz")
+    record = ["-m", "bridge.cli", "conform", "toy_envs.numeric:DeclaredHover", "--record", tape, "--steps", "60"]
+    env = dict(os.environ, OPENBLAS_CORETYPE=other_kernel(), PYTHONPATH=TESTS)
+    subprocess.run([sys.executable] + record, env=env, check=True, timeout=120, capture_output=True)
+    recorded = Tape.load(tape)
+    assert recorded.platform["blas_kernel"] != describe()["blas_kernel"]
+    where = "; ".join(differences(recorded.platform, describe()))
+    assert (
+        where
+        == f"recorded with the {recorded.platform['blas_kernel']} BLAS kernel, replayed with {describe()['blas_kernel']}"
+    )
+    code = main(
+        ["conform", "toy_envs.numeric:DeclaredHover", "--verify", tape, "--view", "neutral", "--view", "matlab"]
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert out[1:3] == [
+        f"  recorded elsewhere: {where}",
+        "  (the env here against the tape within its declared ulps; every export against the env here, bit for bit)",
+    ]
+    assert out[4] == "  matlab     agrees"
+    assert code == 0
+    assert out[3] in (  # whether these kernels differ on this tape is the machine's: both verdicts name the rule
+        f"  neutral    agrees  bit for bit (DeclaredHover.cross_era_ulps = 4; {where})",
+    ) or (
+        out[3].startswith("  neutral    agrees  within ")
+        and out[3].endswith(f" ulp (DeclaredHover.cross_era_ulps = 4; {where})")
+    )

@@ -2,7 +2,8 @@
 env's snapshots) once into ``tapes_dir``; this era's tape replays through every export here bit for
 bit, and every other era's tape through the neutral env here, measured in ulps against the declared
 ``cross_era_ulps`` with the episode structure exact. Another era is simulated by a tape saved under
-another era's name (the real other eras: test_cross_era_numeric.py and test_init_tox_matrix.py)."""
+another era's name and said to come from another platform (the real other eras and BLAS kernels:
+test_cross_era_numeric.py and test_init_tox_matrix.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import bridge
 from bridge.conformance import record
 from bridge.conformance.across import compare_eras
 from bridge.conformance.eras import CrossEraSuite, era_stamp, required_views
+from bridge.conformance.machine import describe
 from bridge.errors import SpecError
 from bridge.examples import GridWorld
 
@@ -35,6 +37,18 @@ def _suite(folder):
     return TestGrid()
 
 
+OTHER = dict(describe(), python="0.0.0 CPython", numpy="0.0.0")  # a platform of another era
+ELSEWHERE = (
+    "recorded with Python 0.0.0 CPython, replayed with {python}; recorded with numpy 0.0.0, replayed with {numpy}"
+)
+ELSEWHERE = ELSEWHERE.format(**describe())
+
+
+def _elsewhere(tape):
+    tape.platform = dict(OTHER)
+    return tape
+
+
 def test_the_first_run_of_an_era_records_its_tape_and_says_so(tmp_path):
     suite = _suite(tmp_path)
     mine = tmp_path / f"{era_stamp()}.npz"
@@ -48,12 +62,13 @@ def test_the_first_run_of_an_era_records_its_tape_and_says_so(tmp_path):
 
 
 def test_another_eras_equal_tape_agrees_bit_for_bit(tmp_path, capsys):
-    record(_grid, seed=0, steps=60, states=True).save(str(tmp_path / "py00-numpy0.npz"))
+    _elsewhere(record(_grid, seed=0, steps=60, states=True)).save(str(tmp_path / "py00-numpy0.npz"))
     suite = _suite(tmp_path)
     with pytest.warns(UserWarning):
         suite.test_the_env_is_the_same_in_every_era()
-    assert capsys.readouterr().out.splitlines()[:3] == [
+    assert capsys.readouterr().out.splitlines()[:4] == [
         f"the py00-numpy0 tape in {era_stamp()}: agrees (GridWorld.cross_era_ulps = 0)",
+        f"  platforms: {ELSEWHERE}",
         "  compared step by step from the recorded state: the tape's snapshot restored before each of its 65 "
         "entries (determinism 'strong'), so no difference compounds",
         "  episode structure: identical (terminated at steps 7, 13; truncated at steps 33, 53; discrete "
@@ -70,7 +85,7 @@ def _one_ulp_off(tape, entry, index):
 
 
 def test_another_eras_tape_one_ulp_off_diverges_unless_declared_and_the_export_question_is_apart(tmp_path, capsys):
-    theirs = record(_grid, seed=0, steps=60, states=True)
+    theirs = _elsewhere(record(_grid, seed=0, steps=60, states=True))
     _one_ulp_off(theirs, 3, 1)
     theirs.save(str(tmp_path / "py00-numpy0.npz"))
     suite = _suite(tmp_path)
@@ -78,11 +93,12 @@ def test_another_eras_tape_one_ulp_off_diverges_unless_declared_and_the_export_q
         suite.test_the_env_is_the_same_in_every_era()
     assert str(caught.value).splitlines()[1] == (
         f"the py00-numpy0 tape replayed in {era_stamp()} must agree within GridWorld.cross_era_ulps = 0 ulp "
-        "(bit for bit), got 1 ulp (observation 1 ulp first at step 2). Declare GridWorld.cross_era_ulps = 1 if a "
-        "difference in the last bits between the numpy eras is acceptable for this env (docs/conformance.md, 'Why "
-        "two eras can differ in the last bit'); else make the env bit-exact across eras there."
+        f"(bit for bit), got 1 ulp (observation 1 ulp first at step 2) between platforms where {ELSEWHERE}. Declare "
+        "GridWorld.cross_era_ulps = 1 if a difference in the last bits between these platforms is acceptable for this "
+        "env (docs/conformance.md, 'Why two platforms can differ in the last bit'); else make the env bit-exact across "
+        "them."
     )
-    assert capsys.readouterr().out.splitlines()[3] == (
+    assert capsys.readouterr().out.splitlines()[4] == (
         "  observation: 1 ulp at most (at step 2; abs 2.38e-07, rel 7.95e-08), first at step 2, in 1 of 65 comparisons"
     )
     suite.test_every_export_agrees_with_the_neutral_env_here()  # (a) is this era's tape only: it holds
@@ -95,7 +111,7 @@ def test_another_eras_tape_one_ulp_off_diverges_unless_declared_and_the_export_q
 
 
 def test_flags_and_discrete_values_are_exact_whatever_the_tolerance(tmp_path):
-    theirs = record(_grid, seed=0, steps=60, states=True)
+    theirs = _elsewhere(record(_grid, seed=0, steps=60, states=True))
     shorter = lambda: bridge.TimeLimit(GridWorld(), 19)  # noqa: E731  (an env that ends its episodes earlier)
     found = compare_eras(shorter, theirs, name="the py00-numpy0 tape", here="py99", tolerance=1000)
     assert found.kind == "DIVERGES"
@@ -127,7 +143,8 @@ def test_without_snapshots_the_eras_are_compared_in_a_free_run_and_the_report_sa
 def test_a_declared_tolerance_must_be_a_non_negative_int(monkeypatch):
     monkeypatch.setattr(GridWorld, "cross_era_ulps", 0.5, raising=False)
     fix = (
-        "Set GridWorld.cross_era_ulps to the largest difference in ulps the env may show across eras (0: bit for bit)."
+        "Set GridWorld.cross_era_ulps to the largest difference in ulps the env may show across eras and machines (0: "
+        "bit for bit)."
     )
     with raises_exactly(SpecError, f"GridWorld.cross_era_ulps must be an int >= 0, got 0.5. {fix}"):
         compare_eras(_grid, record(_grid, seed=0, steps=5), name="t", here="h")

@@ -67,3 +67,83 @@ def test_a_bad_argument_is_one_house_message_and_exit_2(folder, capsys, argv, st
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(start), err
     assert "Traceback" not in err and lines[0].endswith((".", "?", ")")) or "invalid choice" in lines[0], err
+
+
+# issue 35, item 15: what exited 0 silently, and files named x.py that are not files, whole messages
+EXITS = "import sys\nsys.exit(0)\n"
+NOT_EXITING = "(importing a module must not end the program)."
+SEAMS = [
+    (
+        ["check", "sys:exit"],
+        "envbridge check: ContractError: env factory exit must build the env without exiting, got sys.exit(None). "
+        "Point at a bridge.Env subclass or a function that returns one (building an env must not exit).",
+    ),
+    (
+        ["check", "envbridge/GridWorld-v0", "--import", "exits"],
+        "envbridge check: ContractError: --import module must import without exiting, got 'exits': sys.exit(0). "
+        f"Move the exit under if __name__ == '__main__': {NOT_EXITING}",
+    ),
+    (
+        ["check", "exits.py:Env"],
+        "envbridge check: ContractError: env file exits.py must import without exiting, got 'exits': sys.exit(0). "
+        f"Move the exit under if __name__ == '__main__': {NOT_EXITING}",
+    ),
+    (
+        ["check", "fifo.py:Env"],
+        "envbridge check: SpecError: env file 'fifo.py' must be a regular file, got a named pipe (FIFO). "
+        "Point at the .py file itself.",
+    ),
+    (
+        ["check", "folder.py:Env"],
+        "envbridge check: SpecError: env file 'folder.py' must be a regular file, got a directory. "
+        "Point at the .py file itself.",
+    ),
+    (
+        ["check", "zero.py:Env"],
+        "envbridge check: SpecError: env file 'zero.py' must be a regular file, got a character device. "
+        "Point at the .py file itself.",
+    ),
+    (
+        ["check", "envbridge/GridWorld-v0", "--import", "fifo.py"],
+        "envbridge check: SpecError: env file 'fifo.py' must be a regular file, got a named pipe (FIFO). "
+        "Point at the .py file itself.",
+    ),
+    (  # issue 40: "No module named 'dotted'" did not say the dot in the file name is the cause
+        ["check", "dotted.name.py:Corridor"],
+        "envbridge check: SpecError: env file name must be importable as one module (no dot before .py), got "
+        "'dotted.name.py' (Python reads a dot in a module name as a package). Rename the file without the dot, "
+        "e.g. dotted_name.py.",
+    ),
+    (
+        ["check", "absent.py:Env"],
+        "envbridge check: SpecError: env file must exist, got 'absent.py'. Check the path (relative to the "
+        "current folder).",
+    ),
+]
+
+
+@pytest.mark.parametrize("argv, text", SEAMS, ids=[" ".join(a) for a, _ in SEAMS])
+def test_an_exit_or_a_file_that_is_not_a_file_is_one_whole_message_and_exit_2(folder, capsys, argv, text):
+    import os
+
+    (folder / "exits.py").write_text(EXITS)
+    (folder / "dotted.name.py").write_text("import bridge\nCorridor = None\n")
+    os.mkfifo(folder / "fifo.py")
+    (folder / "folder.py").mkdir()
+    os.symlink("/dev/zero", folder / "zero.py")
+    try:
+        code = main(argv)
+    finally:
+        sys.modules.pop("exits", None)
+    out, err = capsys.readouterr()
+    assert (code, err) == (2, text + "\n"), (out, err)
+
+
+def test_an_interrupt_is_one_line_and_exit_130(folder, capsys):
+    (folder / "interrupts.py").write_text("raise KeyboardInterrupt\n")
+    try:
+        code = main(["check", "interrupts.py:Env"])
+    finally:
+        sys.modules.pop("interrupts", None)
+    out, err = capsys.readouterr()
+    assert (code, err) == (130, "envbridge check: interrupted\n"), (out, err)

@@ -69,3 +69,36 @@ def test_from_gymnasium_without_gymnasium_raises_the_eras_hint():
     )
     with raises_exactly(MissingDependencyError, text):
         bridge.from_gymnasium("CartPole-v1")
+
+
+@pytest.mark.parametrize("version", sorted(HINTS), ids=lambda v: f"py{v[0]}{v[1]}")
+def test_an_env_package_names_its_extra_and_this_interpreter(version, monkeypatch):
+    monkeypatch.setattr(sys, "version_info", (*version, 0, "final", 0))
+    hints = {module: install_hint(f"{module}.sub") for module in ("minigrid", "ale_py", "dm_control", "mujoco")}
+    extras = {"minigrid": "gymnasium-envs", "ale_py": "atari", "dm_control": "dm", "mujoco": "dm"}
+    if version == (3, 11):
+        assert hints == {m: f"Run: {sys.executable} -m pip install 'envbridge[{e}]'" for m, e in extras.items()}
+    else:
+        assert hints == {
+            m: f"The package {m} belongs to the modern era (Python 3.11); this is Python 3.9. Host the env in a "
+            "Python 3.11 environment (--host-python modern, or bridge.remote(..., python='modern')) where you run: "
+            f"pip install 'envbridge[{e}]'"
+            for m, e in extras.items()
+        }
+
+
+def test_a_factory_missing_a_package_names_this_interpreter_and_the_pip_line(tmp_path, monkeypatch):
+    from support import raises_exactly
+
+    from bridge.errors import MissingDependencyError
+    from bridge.loading import load_env
+
+    (tmp_path / "needs_pkg.py").write_text("def env():\n    import envbridge_test_absent.sub\n")
+    monkeypatch.chdir(tmp_path)
+    with raises_exactly(
+        MissingDependencyError,
+        f"the package 'envbridge_test_absent' must be installed in {sys.executable} for env needs_pkg.py:env, got "
+        "ModuleNotFoundError: No module named 'envbridge_test_absent'. "
+        f"Run: {sys.executable} -m pip install envbridge_test_absent.",
+    ):
+        load_env("needs_pkg.py:env")

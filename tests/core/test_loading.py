@@ -6,10 +6,12 @@ from __future__ import annotations
 import sys
 
 import pytest
+from support import raises_exactly
 
 from bridge.cli import main
 from bridge.errors import SpecError
-from bridge.loading import env_source, load_env
+from bridge.examples import CartPoleVector
+from bridge.loading import env_source, load_env, resolve
 from bridge.registry import registry
 
 TREASURE = """
@@ -144,3 +146,26 @@ def test_a_file_whose_name_is_another_module_is_refused(user_folder):
         env_source("json.py:TreasureHunt")
     found = sys.modules["json"].__file__
     assert str(e.value) == f"the module name of json.py must be free, got 'json' is already {found}. Rename the file."
+
+
+class ClosingFails(CartPoleVector):
+    def close(self):
+        raise RuntimeError("close failed")
+
+
+def make_closing_fails():
+    return ClosingFails(num_envs=2)
+
+
+def test_a_vector_env_where_one_env_was_wanted_is_refused_and_a_close_error_goes_beside():
+    text = (
+        "to_gymnasium env must be a bridge.Env, its class, a factory, a registered id, module:attr or "
+        "path/to/file.py:attr, got a ClosingFails from make_closing_fails(). Pass e.g. 'envbridge/GridWorld-v0', "
+        "or subclass bridge.Env."
+    )
+    note = (
+        "Closing the ClosingFails make_closing_fails() built after this error also failed: RuntimeError: close failed"
+    )
+    with raises_exactly(SpecError, f"{text}\n{note}") as refused:
+        resolve(make_closing_fails, subject="to_gymnasium env")
+    assert str(refused.value) == text

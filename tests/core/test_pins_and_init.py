@@ -238,3 +238,55 @@ def test_init_tox_tests_every_env_it_is_given(tmp_path, monkeypatch, envs):
 def test_init_tox_refuses_an_env_named_twice():
     with raises_exactly(SpecError, "--env must name each env once, got 'a.envs:Env' twice. Pass each --env once."):
         project.render(["a.envs:Env", "b.envs:Env", "a.envs:Env"])
+
+
+def test_init_tox_env_era_hosts_the_env_in_the_other_python(tmp_path):
+    argv = ["init", "tox", "--dir", str(tmp_path), "--env", "corridor_pkg.envs:Corridor", "--env-era", "legacy"]
+    assert main(argv) == 0
+    ini = configparser.ConfigParser(interpolation=None)
+    ini.read(tmp_path / "tox.ini")
+    host = [
+        "env -u PIP_CONSTRAINT python3.9 -m venv {envtmpdir}/host",
+        "env -u PIP_CONSTRAINT {envtmpdir}/host/bin/python -m pip install -q -c {toxinidir}/constraints/legacy.txt "
+        "{toxinidir} {env:ENVBRIDGE_SOURCE:envbridge}",
+    ]
+    for name in ("core-py311", "modern", "rllib"):  # Python 3.11: the env is built in a 3.9 host venv
+        section = ini[f"testenv:{name}"]
+        assert section["skip_install"] == "true" and section["allowlist_externals"] == "env, python3.9"
+        assert section["commands_pre"].strip().split("\n") == host
+        assert section["setenv"].split("\n")[-1] == "ENVBRIDGE_PYTHON_LEGACY = {envtmpdir}/host/bin/python"
+    assert "ENVBRIDGE_VIEWS = neutral,gymnasium,sb3,dm_env,matlab" in ini["testenv:modern"]["setenv"]
+    for name in ("core-py39", "legacy"):  # Python 3.9: the env's own era, built in-process
+        assert "skip_install" not in ini[f"testenv:{name}"] and "host" not in ini[f"testenv:{name}"].get("setenv", "")
+    assert ini["testenv:legacy"]["commands_pre"] == "python -m pip install --no-deps dreamerv2==2.2.0"
+    test = (tmp_path / "tests" / "test_conformance_eras.py").read_text()
+    compile(test, "test_conformance_eras.py", "exec")
+    assert "corridor_pkg.envs import" not in test  # its packages may not install in 3.11
+    assert 'return hosted("corridor_pkg.envs:Corridor", "legacy")' in test
+
+
+def test_the_generated_hosted_suite_builds_the_env_here_or_in_the_other_era(tmp_path, monkeypatch):
+    import importlib.util
+
+    from test_remote import other_python
+
+    from bridge.hosted.client import RemoteEnv, host_python
+
+    here = runtimes.era_of_interpreter()
+    other = "legacy" if here == "modern" else "modern"
+    monkeypatch.setenv(f"ENVBRIDGE_PYTHON_{other.upper()}", host_python(other_python()))
+    built = {}
+    for era in (here, other):
+        path = tmp_path / f"test_{era}.py"
+        path.write_text(project.conformance_test(["bridge.examples:GridWorld"], env_era=era))
+        loaded = importlib.util.spec_from_file_location(f"generated_{era}", path)
+        module = importlib.util.module_from_spec(loaded)
+        loaded.loader.exec_module(module)
+        built[era] = module.TestGridWorldAcrossEras().make_env()
+    try:
+        assert type(built[here]).__name__ == "GridWorld"
+        assert isinstance(built[other], RemoteEnv)
+        assert built[other].peer["python"].startswith("3.9." if other == "legacy" else "3.11.")
+        assert built[other].reset(seed=3)[0].tolist() == built[here].reset(seed=3)[0].tolist()
+    finally:
+        built[other].close()

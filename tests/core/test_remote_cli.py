@@ -60,17 +60,25 @@ def test_every_target_checks_a_hosted_env(tmp_path):
     assert "FAIL" not in out.stdout
 
 
-def test_a_tape_recorded_here_verifies_through_the_host(tmp_path):
-    command = [sys.executable, "-m", "bridge.cli", "conform", "envbridge/GridWorld-v0"]
-    recorded = subprocess.run(
-        command + ["--record", "t.npz", "--steps", "20"], capture_output=True, text=True, cwd=str(tmp_path)
-    )
-    assert recorded.returncode == 0, recorded.stderr
-    verified = subprocess.run(
-        command + ["--verify", "t.npz", "--view", "neutral", "--host-python", other_python()],
-        capture_output=True,
-        text=True,
-        cwd=str(tmp_path),
-    )
-    assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert "  neutral    agrees" in verified.stdout.splitlines()
+def _conform(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "bridge.cli", "conform", "envbridge/GridWorld-v0", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=str(tmp_path))
+
+
+def test_a_tape_keeps_its_env_name_whether_recorded_or_verified_through_a_host(tmp_path):
+    from bridge.conformance import Tape
+
+    host = ["--host-python", host_python(other_python())]
+    # recorded here, verified through the host, under its own name (no --any-env)
+    made = _conform(tmp_path, "--record", "here.npz", "--steps", "40")
+    assert made.returncode == 0, made.stderr
+    hosted = _conform(tmp_path, "--verify", "here.npz", "--view", "neutral", *host)
+    assert (hosted.returncode, hosted.stderr) == (0, ""), hosted.stdout
+    assert hosted.stdout.splitlines()[1:] == ["  neutral    agrees"]
+    # recorded through the host, labelled with the source's name, verified here
+    made = _conform(tmp_path, "--record", "there.npz", "--steps", "40", *host)
+    assert made.returncode == 0, made.stderr
+    assert Tape.load(str(tmp_path / "there.npz")).env_id == "envbridge/GridWorld-v0"
+    here = _conform(tmp_path, "--verify", "there.npz", "--view", "neutral")
+    assert (here.returncode, here.stderr) == (0, ""), here.stdout
+    assert here.stdout.splitlines()[1:] == ["  neutral    agrees"]

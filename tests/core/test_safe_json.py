@@ -125,3 +125,24 @@ def test_a_text_that_expands_past_its_limits_is_refused():
     assert safe_json.parse_json('["{{{{,,,,,,,,,,"]', subject="doc", fix="Fix it", limits=small) == ["{{{{,,,,,,,,,,"]
     with raises_exactly(ContractError, "doc must hold at most 10 values (Limits.max_json_values), got 11. Fix it."):
         safe_json.parse_json("[" + "1," * 9 + "1]", subject="doc", fix="Fix it", limits=small)
+
+
+@settings(max_examples=150, deadline=None)
+@given(tree=DOCS, limit=st.integers(0, 200))
+def test_preview_is_repr_cut_short(tree, limit):
+    tuples = json.loads(
+        json.dumps(tree), object_hook=lambda d: {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
+    )
+    for value in (tree, tuples):
+        assert safe_json.preview(value, limit) == repr(value)[:limit]
+        assert safe_json.short_json(value, limit) == json.dumps(value, default=repr)[:limit]
+
+
+def test_preview_of_a_tree_too_deep_for_repr_needs_no_recursion():
+    nested: list = [1]
+    for _ in range(100_000):
+        nested = [{"k": nested}]
+    with pytest.raises(RecursionError):
+        repr(nested)
+    assert safe_json.preview(nested) == ("[{'k': " * 9)[:60]
+    assert safe_json.short_json(nested) == ('[{"k": ' * 12)[:80]

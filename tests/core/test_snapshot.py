@@ -175,6 +175,38 @@ def test_save_refuses_what_load_with_the_same_limits_would_refuse(tmp_path):
     assert snapshot.load(os.path.join(tmp_path, "y.npz"), limits=small)["x"].shape == (8,)
 
 
+def test_save_refuses_a_folder_or_a_missing_folder_before_writing(tmp_path):
+    folder = os.path.join(tmp_path, "runs")
+    os.mkdir(folder)
+    missing = os.path.join(tmp_path, "nope", "x.npz")
+    under_a_file = os.path.join(tmp_path, "plain", "x.npz")
+    with open(os.path.join(tmp_path, "plain"), "w") as f:
+        f.write("not a folder")
+    for path, text in [
+        (
+            folder,
+            f"snapshot.save path must name a file, got {folder!r} (a folder). "
+            f"Pass a file path inside it, e.g. {os.path.join(folder, 'state.npz')!r}.",
+        ),
+        (
+            missing,
+            f"snapshot.save path must be inside an existing folder, got {missing!r} "
+            f"({os.path.dirname(missing)!r} is no such folder). "
+            f"Create the folder first: os.makedirs({os.path.dirname(missing)!r}, exist_ok=True).",
+        ),
+        (
+            under_a_file,
+            f"snapshot.save path must be inside an existing folder, got {under_a_file!r} "
+            f"({os.path.dirname(under_a_file)!r} is a file). "
+            f"Create the folder first: os.makedirs({os.path.dirname(under_a_file)!r}, exist_ok=True).",
+        ),
+        (None, "snapshot.save path must be a file path (str or os.PathLike), got None. Pass e.g. 'state.npz'."),
+    ]:
+        with raises_exactly(SpecError, text):
+            snapshot.save(path, {"x": np.zeros(2)})
+    assert sorted(os.listdir(tmp_path)) == ["plain", "runs"] and os.listdir(folder) == []  # nothing written
+
+
 def test_json_refuses_a_longdouble_it_could_not_keep_exactly():
     if np.dtype(np.longdouble).itemsize <= 8:
         pytest.skip("this platform's longdouble is float64")
@@ -199,6 +231,10 @@ def _fingerprint(env):
 
 
 RESTORE = "Restore snapshots only into the env class that made them."
+GRID_RNG = _grid().clone_state()["rng"]  # what the corrupt rows below start from
+DEEP_DICT: dict = {"a": 1}
+for _ in range(1000):
+    DEEP_DICT = {"a": DEEP_DICT}
 
 
 @pytest.mark.parametrize(
@@ -222,12 +258,39 @@ RESTORE = "Restore snapshots only into the env class that made them."
             + json.dumps({"bit_generator": "PCG64", "state": {"state": "x"}, "has_uint32": "0", "uinteger": "0"})[:80]
             + ". Restore a snapshot of this env.",
         ),
+        (  # "²".isdigit() is True, int("²") a ValueError: only ASCII decimals are read back as ints
+            lambda s: {**s, "rng": {**s["rng"], "has_uint32": "\u00b2"}},
+            "snapshot RNG must be a PCG64 state from clone_state(), got "
+            + json.dumps({**GRID_RNG, "has_uint32": "\u00b2"})[:80]
+            + ". Restore a snapshot of this env.",
+        ),
+        (
+            lambda s: {**s, "rng": {**s["rng"], "uinteger": "--5"}},
+            "snapshot RNG must be a PCG64 state from clone_state(), got "
+            + json.dumps({**GRID_RNG, "uinteger": "--5"})[:80]
+            + ". Restore a snapshot of this env.",
+        ),
+        (  # a stranger's RNG state nested 1,000 deep: json.dumps in the message recursed (RecursionError)
+            lambda s: {**s, "rng": {**s["rng"], "state": DEEP_DICT}},
+            "snapshot RNG must be a PCG64 state from clone_state(), got "
+            + ('{"bit_generator": "PCG64", "state": ' + '{"a": ' * 9)[:80]
+            + ". Restore a snapshot of this env.",
+        ),
         (
             lambda s: {**s, "state": {"agent": np.array([1, 1])}},
             "snapshot state must be accepted by GridWorld.set_state(), got KeyError: 'goal'. Restore only snapshots that this env's clone_state() made (the env was left as it was).",
         ),
     ],
-    ids=["no-state", "extra-key", "rng-kind", "rng-values", "state-missing-field"],
+    ids=[
+        "no-state",
+        "extra-key",
+        "rng-kind",
+        "rng-values",
+        "rng-superscript",
+        "rng-double-minus",
+        "rng-deep",
+        "state-missing-field",
+    ],
 )
 def test_a_corrupt_snapshot_is_refused_and_changes_nothing(corrupt, text):
     env = _grid()

@@ -359,6 +359,37 @@ def test_from_dict_refuses_bad_input_with_a_spec_error(data, text):
         spaces.from_dict(data)
 
 
+def _deep(levels, inner):
+    value = 1
+    for _ in range(levels):
+        value = inner(value)
+    return value
+
+
+@pytest.mark.parametrize(
+    "data, text",
+    [
+        (
+            {"type": "Discrete", "n": _deep(1020, lambda v: {"a": v}), "start": 0},
+            f"space dict['n'] must be an int >= 1, got {{'a': {{'a': {{'a': {{'a': {{'a': {{'a': {{'a': {{'a': {{'a': {{'a': ... (nested 1020 levels). {FIX}",
+        ),
+        (
+            {"type": "Box", "low": _deep(1020, lambda v: [v]), "high": 1, "shape": [1], "dtype": "float32"},
+            f"space dict['low'] must be a number, 'inf', '-inf' or a list of 1 of them, got {'[' * 60}... (nested 1020 levels). {FIX}",
+        ),
+        (
+            {"type": "Tuple", "spaces": [_deep(1020, lambda v: [v])]},
+            f"space dict['spaces'][0]['type'] must be one of ['Box', 'Dict', 'Discrete', 'Image', 'MultiBinary', 'MultiDiscrete', 'Tuple'], got {'[' * 60}... (nested 1020 levels). {FIX}",
+        ),
+    ],
+    ids=["dict-1020-deep", "list-1020-deep", "child-1020-deep"],
+)
+def test_from_dict_names_a_value_too_deep_for_repr_without_recursion(data, text):
+    # a manifest may nest up to Limits.max_json_depth (1,024); repr recursed once a level (RecursionError)
+    with raises_exactly(SpecError, text):
+        spaces.from_dict(data)
+
+
 @pytest.mark.parametrize(
     "space, owner",
     [
@@ -404,7 +435,30 @@ ROUNDED = [  # (low, high, dtype, low built, high built, announced)
         -(2.0**-149),
         "Box high[0] -1e-50 is not a float32 value; rounded inward to -1.401298464324817e-45 (never widened). Pass a bound float32 can hold to silence this.",
     ),
-    (0.99999999, 1.0, np.float32, 1.0, 1.0, None),  # float32's nearest (1.0) is inward: kept, within precision
+    (  # float32's nearest (1.0) is inward, but the box narrower than float32 resolves there became one point
+        0.99999999,
+        1.0,
+        np.float32,
+        1.0,
+        1.0,
+        "Box low[0] 0.99999999 is not a float32 value; rounded inward to 1.0 (never widened). Pass a bound float32 can hold to silence this.",
+    ),
+    (  # the same in float16
+        0.9999,
+        1.0,
+        np.float16,
+        1.0,
+        1.0,
+        "Box low[0] 0.9999 is not a float16 value; rounded inward to 1.0 (never widened). Pass a bound float16 can hold to silence this.",
+    ),
+    (
+        1.0,
+        1.00000001,
+        np.float32,
+        1.0,
+        1.0,
+        "Box high[0] 1.00000001 is not a float32 value; rounded inward to 1.0 (never widened). Pass a bound float32 can hold to silence this.",
+    ),
     (-0.1, 0.1, np.float32, -0.099999994, 0.099999994, None),  # nearest would widen both: one step inward
     (0.1, 0.2, np.float16, 0.10003662109375, 0.199951171875, None),
     (-60000.0, 0.5, np.float16, -60000.0, 0.5, None),  # exact
@@ -452,3 +506,56 @@ def test_a_float_bound_is_never_widened_and_a_large_move_is_announced(
 def test_a_float_box_with_no_value_between_its_bounds_is_refused(low, high, dtype, text):
     with raises_exactly(SpecError, text):
         spaces.Box(low, high, (1,), dtype)
+
+
+# -- a space too large to allocate is refused, naming its size, before anything is allocated --------
+FIT = "Use a smaller shape; keep bulk data that is not an observation out of the space."
+_TOO_LARGE = """
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+from bridge import spaces
+out = []
+for build in (lambda: spaces.Image(100000, 100000, 3), lambda: spaces.Box(0, 1, (2**31,)),
+              lambda: spaces.Box(0, 1, (10**12,)), lambda: spaces.Box(0, 255, (2**25,), "uint8")):
+    try:
+        build()
+        out.append("built")
+    except Exception as e:
+        out.append(f"{type(e).__name__}: {e}")
+print(json.dumps(out))
+"""
+
+
+def test_a_space_too_large_for_the_address_space_limit_is_refused_naming_its_size():
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("resource")  # POSIX: the limit is set in the child
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", _TOO_LARGE], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    limit = "at most 2.0 GiB: this process's address-space limit, RLIMIT_AS"
+    assert json.loads(done.stdout) == [
+        f"SpecError: Image shape must fit in memory ({limit}), got (100000, 100000, 3), 30,000,000,000 uint8 "
+        f"values (building its bounds takes about 111.8 GiB). {FIT}",
+        f"SpecError: Box shape must fit in memory ({limit}), got (2147483648,), 2,147,483,648 float32 values "
+        f"(building its bounds takes about 84.0 GiB). {FIT}",
+        f"SpecError: Box shape must fit in memory ({limit}), got (1000000000000,), 1,000,000,000,000 float32 "
+        f"values (building its bounds takes about 39,115.5 GiB). {FIT}",
+        "built",  # 128 MiB of uint8 bounds and masks fit under 2 GiB
+    ]
+
+
+def test_a_space_larger_than_this_machine_is_refused_without_a_limit():
+    from bridge.spaces._memory import memory_limit
+
+    limit, source = memory_limit()
+    if limit is None:
+        pytest.skip("this platform reports no memory size")
+    with raises_exactly(
+        SpecError,
+        f"Box shape must fit in memory (at most {limit / 2**30:,.1f} GiB: {source}), got (1000000000000,), "
+        f"1,000,000,000,000 float32 values (building its bounds takes about 39,115.5 GiB). {FIT}",
+    ):
+        spaces.Box(0, 1, (10**12,))

@@ -17,7 +17,7 @@ import bridge
 from bridge import spaces
 from bridge.conformance import Tape, record
 from bridge.conformance.tape import FORMAT, STEP_API, Entry
-from bridge.errors import ContractError
+from bridge.errors import ContractError, SpecError
 from bridge.examples import EXAMPLE_IDS
 
 TAPES = os.path.join(os.path.dirname(__file__), "..", "conformance", "tapes")
@@ -82,6 +82,42 @@ def _tape(**changes):
     )
     fields.update(changes)
     return Tape(**fields), base
+
+
+@pytest.mark.parametrize(
+    "kwargs, text",
+    [
+        ({"steps": 2.5}, "conformance.record steps must be an int >= 1, got 2.5. Pass a whole number, e.g. steps=200."),
+        ({"steps": 0}, "conformance.record steps must be an int >= 1, got 0. Pass a whole number, e.g. steps=200."),
+        (
+            {"steps": "20"},
+            "conformance.record steps must be an int >= 1, got '20'. Pass a whole number, e.g. steps=200.",
+        ),
+        ({"seed": -1}, "conformance.record seed must be a non-negative int, got -1. Pass e.g. seed=0."),
+        ({"seed": None}, "conformance.record seed must be a non-negative int, got None. Pass e.g. seed=0."),
+        ({"seed": 1.0}, "conformance.record seed must be a non-negative int, got 1.0. Pass e.g. seed=0."),
+        ({"seed": True}, "conformance.record seed must be a non-negative int, got True. Pass e.g. seed=0."),
+        (
+            {"action_seed": "3"},
+            "conformance.record action_seed must be a non-negative int or None, got '3'. Pass e.g. action_seed=0.",
+        ),
+    ],
+    ids=[
+        "fractional-steps",
+        "no-steps",
+        "string-steps",
+        "negative-seed",
+        "none-seed",
+        "float-seed",
+        "bool-seed",
+        "string-action-seed",
+    ],
+)
+def test_record_types_its_seed_and_steps_before_building_the_env(kwargs, text):
+    built = []
+    with raises_exactly(SpecError, text):
+        record(lambda: built.append(1) or bridge.make("envbridge/GridWorld-v0"), **kwargs)
+    assert built == []  # refused before the factory ran
 
 
 def test_an_empty_tape_is_refused():

@@ -117,7 +117,9 @@ def _chain(env: Any, steps: int = 0, reset: bool = True, **options: Any) -> Tupl
     from bridge.adapters.dreamerv2 import to_dreamer_ready, wrap_chain
 
     ready = to_dreamer_ready(env, **options)
-    chain = wrap_chain(ready)  # what to_dreamerv2 builds: GymWrapper, ResizeImage, OneHot/Normalize, TimeLimit
+    chain = wrap_chain(
+        ready
+    )  # what to_dreamerv2 builds: GymWrapper, ResizeImage, OneHot/Normalize, TimeLimit, ChainActions
     if reset:
         chain.reset()
     discrete = isinstance(env.action_space, spaces.Discrete)
@@ -133,45 +135,77 @@ def _chain_case(built: Tuple[Any, Any], bad: Callable[[Any], Any]):
 
 
 ONE_HOT = {"action": np.eye(3, dtype=np.float32)[1]}
-SOFT = {"action": np.array([0.5, 0.5, 0.0], np.float32)}
+CHAIN = "bridge's ChainActions (outermost link of the chain)"
+CHAIN_ONE_HOT = (
+    "the DreamerV2 chain's action['action'] must be a one-hot numpy array of shape (3,) (one 1, every other "
+    "value 0), got {}. Send np.eye(3, dtype=np.float32)[index] for an index in [0, 2]."
+)
+CHAIN_FLOAT = (
+    "the DreamerV2 chain's action['action'] must be a float numpy array of shape (2,) (NormalizeAction maps "
+    "[-1, 1] onto the bounds), got {}. Send np.asarray(value, dtype=np.float32) with one value per dimension."
+)
 
-
-@row("dreamerv2/soft-one-hot", "DreamerV2's OneHotAction", ValueError, f"Invalid one-hot action:\n{SOFT}")
-def _d_soft():
-    return _chain_case(_chain(Probe(discrete=True), 1), lambda c: c.step(SOFT))
-
+# DreamerV2's OneHotAction argmaxes any length (a [0, 1] on Discrete(3) reached the env as 1) and
+# indexes a scalar or 2-D one (IndexError); its NormalizeAction rescales with numpy (a list: TypeError,
+# a wrong shape: a broadcast ValueError, strings: UFuncTypeError). ChainActions checks first.
+for _id, _action, _text in [
+    ("soft-one-hot", np.array([0.5, 0.5, 0.0], np.float32), "array([0.5, 0.5, 0. ], shape=(3,), dtype=float32)"),
+    ("short-one-hot", np.array([0.0, 1.0], np.float32), "array([0., 1.], shape=(2,), dtype=float32)"),
+    ("index-not-one-hot", 1, "1"),
+    ("2d-one-hot", np.array([[0, 1, 0]]), "array([[0, 1, 0]], shape=(1, 3), dtype=int64)"),
+    ("list-one-hot", [0, 1, 0], "[0, 1, 0]"),
+]:
+    row(f"dreamerv2/{_id}", CHAIN, ContractError, CHAIN_ONE_HOT.format(_text))(
+        lambda a=_action: _chain_case(_chain(Probe(discrete=True), 1), lambda c: c.step({"action": a}))
+    )
 
 READY_ACT = (
     "the Dreamer-ready action must be a float array of shape (2,) inside [low, high] = [-1.0, 1.0], got {}. "
     "Send values in [-1, 1] through DreamerV2's NormalizeAction."
 )
 
-for _id, _action, _where, _error, _text in [
+for _id, _action, _where, _text in [
     (
         "continuous-out-of-range",
         np.array([3.0, 0.0], np.float32),
         "Dreamer-ready env (action decode)",
-        ContractError,
         READY_ACT.format("array([3., 0.], shape=(2,), dtype=float32)"),
     ),
     (
         "continuous-nan",
         np.array([np.nan, 0.0], np.float32),
         "Dreamer-ready env (action decode)",
-        ContractError,
         READY_ACT.format("array([nan,  0.], shape=(2,), dtype=float32)"),
     ),
-    (  # DreamerV2's NormalizeAction scales the action with numpy before anything of ours sees it
+    (
         "continuous-wrong-shape",
         np.zeros(3, np.float32),
-        "DreamerV2's NormalizeAction (numpy)",
-        ValueError,
-        "operands could not be broadcast together with shapes (3,) (2,) ",
+        CHAIN,
+        CHAIN_FLOAT.format("array([0., 0., 0.], shape=(3,), dtype=float32)"),
+    ),
+    ("continuous-list", [0.5, -0.5], CHAIN, CHAIN_FLOAT.format("[0.5, -0.5]")),
+    (
+        "continuous-strings",
+        np.array(["0.5", "0"]),
+        CHAIN,
+        CHAIN_FLOAT.format("array(['0.5', '0'], shape=(2,), dtype=<U3)"),
     ),
 ]:
-    row(f"dreamerv2/{_id}", _where, _error, _text)(
+    row(f"dreamerv2/{_id}", _where, ContractError, _text)(
         lambda a=_action: _chain_case(_chain(Probe(), 1), lambda c: c.step({"action": a}))
     )
+
+
+@row(
+    "dreamerv2/action-not-a-dict",
+    CHAIN,
+    ContractError,
+    "the DreamerV2 chain's action must be a dict with the key 'action', got array([0., 0.], shape=(2,), "
+    "dtype=float32). Pass {'action': value}, as DreamerV2's agent does.",
+)
+def _d_not_a_dict():
+    return _chain_case(_chain(Probe(), 1), lambda c: c.step(np.zeros(2, np.float32)))
+
 
 for _id, _fault, _strict, _text in OUTPUT_ROWS:
     row(f"dreamerv2/{_id}", "bridge.guard (Dreamer-ready env)", ContractError, _text, strict=_strict)(

@@ -46,6 +46,21 @@ for _id, _action, _text in [
         f"action[0] must lie in [-1.0, 1.0], got 2.0. {DEFAULT_ACT}",
     ),
     ("action-nan", np.array([np.nan, 0.0], np.float32), f"action[0] must lie in [-1.0, 1.0], got nan. {DEFAULT_ACT}"),
+    (  # issue 40: zero-valued strings, objects and records said "dtype <U1 values that round"
+        "action-strings",
+        np.zeros(2, "<U1"),
+        "action must hold numbers, got dtype <U1. Cast it with .astype(np.float32).",
+    ),
+    (
+        "action-objects",
+        np.zeros(2, object),
+        "action must hold numbers, got dtype object. Cast it with .astype(np.float32).",
+    ),
+    (
+        "action-records",
+        np.zeros(2, [("a", "f4")]),
+        "action must hold numbers, got dtype [('a', '<f4')]. Cast it with .astype(np.float32).",
+    ),
     (
         "action-list",
         [0.0, 0.0],

@@ -331,6 +331,14 @@ SNAPSHOT_ROWS = [
         lambda tmp: DEEP,
         f"{J} must nest at most 1,024 levels (Limits.max_json_depth), got 100,000 levels. {FIX_J}",
     ),
+    Row(  # within max_json_depth; the message's json.dumps of it recursed once a level (RecursionError)
+        "j-deep-marker",
+        "json",
+        "a marker dict with a value 1,000 lists deep",
+        "snapshot markers, then a JSON preview without recursion",
+        lambda tmp: '{"__tuple__": 1, "x": ' + "[" * 1000 + "]" * 1000 + "}",
+        f'{J} must use the markers snapshot files write, got {{"__tuple__": 1, "x": {"[" * 58}. {FIX_J}',
+    ),
     Row(
         "j-not-json",
         "json",

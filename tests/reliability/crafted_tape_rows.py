@@ -12,6 +12,7 @@ import numpy as np
 from crafted import Row, header_for, member, npy, stored, write, zip_bytes
 from crafted_snapshot_rows import DEEP, GOOD, bomb
 
+from bridge import safe_json
 from bridge.conformance import record
 
 T, FIX_T = "tape walk.npz", "Record the tape again with envbridge conform --record."
@@ -84,6 +85,35 @@ def tape_manifest_edit(**changes: Any) -> Callable[[str], str]:
     return build
 
 
+def _nested_tuples(levels: int) -> Dict[str, Any]:
+    space: Dict[str, Any] = {"type": "Discrete", "n": 2, "start": 0}
+    for _ in range(levels):
+        space = {"type": "Tuple", "spaces": [space]}
+    return space
+
+
+def _deep_list(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def tape_manifest_deep(key: str, value: Any) -> Callable[[str], str]:
+    """The manifest with ``key`` set to a value too deep for ``json.dumps`` (written without recursion)."""
+
+    def build(tmp: str) -> str:
+        path = os.path.join(tmp, "walk.npz")
+        BASE.save(path)
+        with open(path + ".json") as f:
+            manifest = json.load(f)
+        manifest[key] = value
+        write(path + ".json", safe_json.dumps(manifest, safe_json.depth_of(manifest)).encode())
+        return path
+
+    return build
+
+
 TAPE_ROWS = [
     Row(
         "t-no-manifest",
@@ -104,6 +134,23 @@ TAPE_ROWS = [
         "Limits.max_json_depth",
         tape_manifest(DEEP.encode()),
         f"tape manifest walk.npz.json must nest at most 1,024 levels (Limits.max_json_depth), got 100,000 levels. {FIX_T}",
+    ),
+    Row(  # within max_json_depth; the message's repr of it recursed once a level (RecursionError)
+        "t-deep-space",
+        "tape",
+        "an observation_space of 500 nested Tuples (1,002 JSON levels)",
+        "spaces.MAX_DEPTH, then a repr without recursion",
+        tape_manifest_deep("observation_space", _nested_tuples(500)),
+        "tape manifest 'observation_space' must be a space dict (Space.to_dict()), got "
+        f"{{'type': 'Tuple', 'spaces': [{{'type': 'Tuple', 'spaces': [{{'. {FIX_T}",
+    ),
+    Row(
+        "t-deep-format",
+        "tape",
+        "a format nested 1,000 lists deep",
+        "manifest format, then a repr without recursion",
+        tape_manifest_deep("format", _deep_list(1000)),
+        f"tape manifest format must be one of ['envbridge-tape/1', 'envbridge-tape/2', 'envbridge-tape/3'], got {'[' * 60}. {FIX_T}",
     ),
     Row(
         "t-binary-manifest",
@@ -127,7 +174,7 @@ TAPE_ROWS = [
         "format envbridge-tape/9",
         "format",
         tape_manifest_edit(format="envbridge-tape/9"),
-        f"tape manifest format must be one of ['envbridge-tape/1', 'envbridge-tape/2'], got 'envbridge-tape/9'. {FIX_T}",
+        f"tape manifest format must be one of ['envbridge-tape/1', 'envbridge-tape/2', 'envbridge-tape/3'], got 'envbridge-tape/9'. {FIX_T}",
     ),
     Row(
         "t-step-api",

@@ -15,7 +15,7 @@ import pytest
 
 from bridge import config, safe_json, snapshot
 from bridge.conformance import Tape
-from bridge.conformance.tape import record
+from bridge.conformance.recording import record
 from bridge.examples import GridWorld
 
 RESAVE = "Recreate it with bridge.snapshot.save."

@@ -19,7 +19,7 @@ from support import raises_exactly
 
 from bridge import snapshot
 from bridge.conformance import Tape
-from bridge.conformance.tape import record
+from bridge.conformance.recording import record
 from bridge.errors import ContractError
 from bridge.examples import GridWorld
 

@@ -24,6 +24,7 @@ from bridge.adapters.dreamerv2 import (  # noqa: E402
     to_dreamerv2,
     wrap_chain,
 )
+from bridge.adapters.dreamerv2.actions import ChainActions  # noqa: E402
 from bridge.adapters.gym import to_gym  # noqa: E402
 
 import bridge  # noqa: E402
@@ -75,10 +76,19 @@ def test_importing_dreamerv2_left_no_side_effects():
 
 
 def test_the_chain_is_dreamerv2s_own_classes_in_api_train_order():
+    # ChainActions outside: the action is checked before DreamerV2's classes see it
     discrete = [type(x) for x in _layers(to_dreamerv2(GridWorld(), time_limit=7))]
-    assert discrete == [common.TimeLimit, common.OneHotAction, common.ResizeImage, common.GymWrapper, DreamerReadyEnv]
+    assert discrete == [
+        ChainActions,
+        common.TimeLimit,
+        common.OneHotAction,
+        common.ResizeImage,
+        common.GymWrapper,
+        DreamerReadyEnv,
+    ]
     continuous = [type(x) for x in _layers(to_dreamerv2(PointMass()))]
     assert continuous == [
+        ChainActions,
         common.TimeLimit,
         common.NormalizeAction,
         common.ResizeImage,
@@ -113,12 +123,17 @@ def test_check_fails_an_env_that_breaks_its_space_and_reports_lowering_refusals(
     assert check(DictEndsAsTold([(False, False)], S.Box(-np.inf, np.inf, (1,), np.float32)), action_bounds=(-4, 4)).ok
 
 
-def test_soft_one_hot_is_refused_by_dreamerv2_and_does_not_advance_the_env():
+def test_soft_one_hot_is_refused_by_the_chain_and_does_not_advance_the_env():
     env = DictEndsAsTold([(False, False)])
     chain = to_dreamerv2(env, seed=0)
     chain.reset()
     soft = {"action": np.array([0.5, 0.5, 0.0], np.float32)}
-    with raises_exactly(ValueError, f"Invalid one-hot action:\n{soft}"):
+    with raises_exactly(
+        ContractError,
+        "the DreamerV2 chain's action['action'] must be a one-hot numpy array of shape (3,) (one 1, every other "
+        "value 0), got array([0.5, 0.5, 0. ], shape=(3,), dtype=float32). Send np.eye(3, dtype=np.float32)[index] "
+        "for an index in [0, 2].",
+    ):
         chain.step(soft)
     assert env.actions == []
     chain.step({"action": np.array([0.0, 0.0, 1.0], np.float32)})

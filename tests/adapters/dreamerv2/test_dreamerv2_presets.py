@@ -218,3 +218,25 @@ def test_yaml_aliases_and_flow_mappings_are_refused_without_expanding(tmp_path):
         "Write the value out (anchors, aliases, tags, flow mappings and block strings are not read).",
     ):
         read_config([str(flow)])
+
+
+@pytest.mark.parametrize(
+    "text, line, got",
+    [
+        ("prefill: 10\nprefill: 20\n", 2, "'prefill' again (line 1 sets it too)"),
+        ("dataset:\n  batch: 8\nprefill: 5\ndataset:\n  length: 16\n", 4, "'dataset' again (line 1 sets it too)"),
+        ("dataset:\n  batch: 8\ndataset.batch: 4\n", 3, "'dataset.batch' again (line 2 sets it too)"),
+        ("dataset: 3\ndataset:\n  batch: 4\n", 2, "'dataset' again (line 1 sets it too)"),
+        ("rssm:\n  deter: 64\n  deter: 32\n", 3, "'rssm.deter' again (line 2 sets it too)"),
+    ],
+    ids=["scalar-twice", "mapping-opened-twice", "dotted-and-nested", "scalar-then-mapping", "nested-twice"],
+)
+def test_a_key_set_twice_in_one_file_is_refused(tmp_path, text, line, got):
+    # YAML keys are unique; keeping either value would be a guess (it kept the last: prefill 20)
+    run = tmp_path / "run.yaml"
+    run.write_text(text)
+    with raises_exactly(
+        SpecError, f"--config file {run} line {line} must set each key once, got {got}. Keep one of the two lines."
+    ):
+        read_config([str(run)])
+    assert read_config(["prefill=10", "prefill=20"]) == {"prefill": 20}  # across --config values, later wins

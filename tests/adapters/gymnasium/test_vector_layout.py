@@ -177,6 +177,24 @@ def test_a_wrong_batch_size_is_also_a_value_error() -> None:
     ours.close()
 
 
+def test_a_torch_tensor_of_actions_is_named_as_not_a_numpy_array_like_the_single_export() -> None:
+    torch = require("torch")
+    ours = to_gymnasium_vector(bridge.SyncVectorEnv([Chatty] * 2))
+    single = to_gymnasium(Chatty())
+    ours.reset(seed=0), single.reset(seed=0)
+    with pytest.raises(ContractError) as caught:  # it said "must hold one action per env (2), got tensor([0, 1])"
+        ours.step(torch.tensor([0, 1]))
+    assert str(caught.value) == (
+        "actions must be a numpy array of one action per env (2), got tensor([0, 1]). "
+        "Pass np.asarray(actions) (a torch tensor: actions.cpu().numpy())."
+    )
+    with pytest.raises(ContractError) as caught:
+        single.step(torch.tensor(0))
+    assert str(caught.value).startswith("action must be a numpy array of dtype int64 and shape (), got tensor(0).")
+    ours.step(np.array([0, 1])), single.step(0)  # nothing moved: both still take their next step
+    ours.close(), single.close()
+
+
 def test_call_get_attr_and_set_attr_reach_the_sub_envs_like_gymnasiums() -> None:
     fns = [lambda i=i: Chatty(width=i + 1) for i in range(3)]
     ref = gymnasium.vector.SyncVectorEnv([lambda f=f: to_gymnasium(f()) for f in fns])

@@ -102,3 +102,30 @@ def test_an_option_combination_sb3_rejects_is_refused_in_matlab_terms():
     text = str(caught.value)
     assert text.startswith("rlPPOAgent options must be a combination SB3's PPO accepts, got AssertionError: ")
     assert text.endswith("Change the rlPPOAgentOptions or rlAgentInitializationOptions values SB3 names.")
+
+
+# issue 40, items 6 and 7: seeds and the env are typed before anything is built, in MATLAB's terms
+SEED_FIX = "Pass e.g. seed=0."
+
+
+@pytest.mark.parametrize(
+    "seed, shown",
+    [("0", "'0'"), (-1, "-1"), (1.5, "1.5"), (True, "True"), (2**32, "4294967296")],
+    ids=["string", "negative", "fraction", "bool", "past-numpy"],
+)
+def test_a_seed_that_is_not_a_seed_is_named_as_the_seed(agent, seed, shown):
+    expectation = f"must be a non-negative int <= 4294967295 or None, got {shown}. {SEED_FIX}"
+    with raises_exactly(SpecError, f"rlDQNAgent seed {expectation}"):
+        rlDQNAgent(OBS, FINITE, SMALL, seed=seed)
+    env = cp.make_cartpole("discrete")
+    with raises_exactly(SpecError, f"train seed {expectation}"):
+        train(agent, env, rlTrainingOptions(MaxEpisodes=1), seed=seed)
+
+
+def test_train_refuses_an_env_id_in_matlab_terms(agent):
+    with raises_exactly(
+        SpecError,
+        "train env must be an rlFunctionEnv, an rlFunctionVectorEnv or a bridge.Env, got 'envbridge/CartPole-v0'. "
+        "Build it first, e.g. env = bridge.make('envbridge/CartPole-v0'), and pass env.",
+    ):
+        train(agent, "envbridge/CartPole-v0", rlTrainingOptions(MaxEpisodes=1))

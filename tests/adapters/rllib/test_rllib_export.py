@@ -79,6 +79,42 @@ def test_a_vector_env_class_is_refused_in_sync_mode_with_the_fix():
         creator({})
 
 
+def grid_of(size=4):
+    return GridWorld(size=size)
+
+
+def test_the_creator_refuses_an_env_config_that_is_not_the_envs_keyword_arguments():
+    name = register("envbridge/GridWorld-v0")
+    creator = ray.tune.registry._global_registry.get(ray.tune.registry.ENV_CREATOR, name)
+    for env_config, text in [
+        (
+            {"nope": 1},
+            "to_rllib env kwargs must be keyword arguments GridWorld takes (size, render_mode), got ['nope']. "
+            "Pass only those (the make kwargs, or RLlib's env_config).",
+        ),
+        (
+            [1, 2],
+            "the RLlib env 'envbridge/GridWorld-v0' env_config must be a dict of the env's keyword arguments, "
+            "got [1, 2]. Pass config.environment('envbridge/GridWorld-v0', env_config={...}).",
+        ),
+        (
+            "size=3",
+            "the RLlib env 'envbridge/GridWorld-v0' env_config must be a dict of the env's keyword arguments, "
+            "got 'size=3'. Pass config.environment('envbridge/GridWorld-v0', env_config={...}).",
+        ),
+    ]:
+        with raises_exactly(SpecError, text):
+            creator(env_config)
+    factory = register(grid_of, name="grid-factory")
+    with raises_exactly(
+        SpecError,
+        "to_rllib env kwargs must be keyword arguments grid_of takes (size), got ['render', 'sz']. "
+        "Pass only those (the make kwargs, or RLlib's env_config).",
+    ):
+        ray.tune.registry._global_registry.get(ray.tune.registry.ENV_CREATOR, factory)({"sz": 3, "render": 1})
+    assert creator({"size": 3}).neutral.unwrapped.size == 3
+
+
 def test_the_batched_export_is_next_step_and_one_numpy_call():
     vec = to_rllib_vector(CartPoleVector(num_envs=64))
     assert vec.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
