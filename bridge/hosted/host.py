@@ -115,9 +115,9 @@ class Hosted:
         self.region = wire.Region(self.region_fd, layout)
         return {"layout": layout.describe(), "doorbell": wire.DOORBELL, "spin": wire.SPIN}
 
-    def step_rows(self, out_fd: int) -> Optional[tuple]:
-        """Step the active rows from the region; their infos (if any) go as one frame first.
-        A refusal or an exception is the reply frame to send instead (the reply word unchanged)."""
+    def step_rows(self) -> Tuple[Optional[tuple], list]:
+        """Step the active rows from the region: ``(None, [[row, info], ...])`` for the infos that
+        are not empty, or the reply frame of a refusal or an exception (the reply word unchanged)."""
         region = self.region
         assert region is not None
         infos = []
@@ -129,15 +129,13 @@ class Hosted:
                     int(action) if self.discrete else action
                 )
             except Exception as e:  # noqa: BLE001 - reported to the driver, named there
-                return _reply("step", e, i)
+                return _reply("step", e, i), []
             _put_row(region.observations, i, obs)
             region.rewards[i], region.terminated[i], region.truncated[i] = reward, terminated, truncated
             region.has_info[i] = 1 if info else 0
             if info:
                 infos.append([i, info])
-        if infos:
-            protocol.write_frame(out_fd, protocol.encode(("info", infos)))
-        return None
+        return None, infos
 
 
 def _row(tree: Any, i: int) -> Any:
@@ -187,6 +185,7 @@ def next_request(reader: protocol.FrameReader, hosted: Optional[Hosted], last: i
     while time.perf_counter() < end:
         if control[wire.REQUEST] != last:
             return _STEP
+        wire.pause()
     control[wire.HOST_ASLEEP] = 1
     try:
         while control[wire.REQUEST] == last:
@@ -214,14 +213,16 @@ def serve(in_fd: int, out_fd: int, region_fd: Optional[int] = None) -> None:
                 return
             if command == "step-shared":
                 last = hosted.region.control[wire.REQUEST]  # type: ignore[union-attr]
-                failed = hosted.step_rows(out_fd)  # type: ignore[union-attr]
+                failed, infos = hosted.step_rows()  # type: ignore[union-attr]
                 if failed is not None:
                     protocol.write_frame(out_fd, protocol.encode(failed))
                     continue
                 cap_stderr(2)  # one fstat: what the step printed is capped before the client reads on
                 control = hosted.region.control  # type: ignore[union-attr]
                 control[wire.REPLY] = last
-                if control[wire.CLIENT_ASLEEP]:
+                if infos:  # after the reply word: it also wakes a client asleep on the pipe
+                    protocol.write_frame(out_fd, protocol.encode(("info", infos)))
+                elif control[wire.CLIENT_ASLEEP]:
                     protocol.write_frame(out_fd, DOORBELL)
                 continue
             try:

@@ -146,9 +146,23 @@ class SharedSteps:
             if time.perf_counter() > end:
                 self._sleep(seq, call, infos)
                 break
-        while self.region.has_info.any() and not infos and self.pool.conns[0].poll(0):
-            self._take(self.pool.receive(0, call), infos)  # the info frame is written before the reply word
+            wire.pause()
+        if self.region.has_info.any() and not infos:  # the host sends the info frame right after the word
+            self._infos(call, infos)
         return infos
+
+    def _infos(self, call: str, infos: Dict[int, dict]) -> None:
+        """Wait for the info frame of flagged rows (stale rings skipped), at most the call's timeout."""
+        limit = self.pool.timeout
+        deadline = None if limit is None else time.monotonic() + limit
+        while not infos:
+            if deadline is not None and time.monotonic() > deadline:
+                flagged = np.flatnonzero(self.region.has_info).tolist()
+                got = f"flags of envs {flagged}, and no info frame within {limit:g} s"
+                self.fault(("send an info frame for exactly the envs it flags", got, _FIX))
+            reply = self.pool.wait_one(0, call, wire.RECHECK, None)
+            if reply is not None:
+                self._take(reply, infos)
 
     def _sleep(self, seq: int, call: str, infos: Dict[int, dict]) -> None:
         control = self.region.control

@@ -13,9 +13,10 @@ active flag (uint8, client to host), the action leaves, the observation leaves, 
 (float64), terminated, truncated and "has info" (uint8). A step: the client writes the actions and
 active flags, then the request word; the host, spinning briefly on that word and then blocking on
 its doorbell (an empty frame on its input pipe, sent only while it says it is asleep), steps the
-active envs, writes their outputs (infos that are not empty go as one JSON frame first), then the
-reply word, and rings the client's doorbell (an empty frame) only if the client says it is
-asleep. A missed ring costs at most :data:`RECHECK` seconds: both ends re-read the word between
+active envs, writes their outputs, then the reply word, then the infos that are not empty as one
+JSON frame (which also wakes a client asleep on the pipe); without infos it rings the client's
+doorbell (an empty frame) only if the client says it is asleep. Both ends yield the core on each
+turn of a spin. A missed ring costs at most :data:`RECHECK` seconds: both ends re-read the word between
 waits. Errors and refusals travel as frames, never through the region.
 
 The client reads nothing of the region it did not lay out itself: fixed offsets, fixed dtypes and
@@ -42,6 +43,15 @@ _CONTROL = 4 * _ALIGN
 SPIN = 50e-6  # seconds either end spins on the other's sequence word before it blocks on its doorbell
 RECHECK = 0.005  # seconds a blocked end waits before it reads the word again (a ring both ends missed)
 DOORBELL = "pipe (an empty frame)"  # what wakes a blocked end; the attach reply says which the host used
+
+
+def pause() -> None:
+    """One turn of a spin: give the core to a runnable peer (on a machine with more busy processes
+    than cores, spinning without yielding keeps the peer from ever answering)."""
+    _yield()
+
+
+_yield = getattr(os, "sched_yield", lambda: None)
 
 
 def supported(space: spaces.Space) -> bool:
