@@ -80,6 +80,7 @@ class Hosted:
         for env, guard in zip(envs, self.guards):
             guard.bind(env.step)
         self.region: Optional[wire.Region] = None
+        self.spinner = wire.Spinner()
         space = envs[0].action_space
         self.discrete = isinstance(space, spaces.Discrete)  # its action is handed over as a Python int
 
@@ -181,11 +182,12 @@ def next_request(reader: protocol.FrameReader, hosted: Optional[Hosted], last: i
     if region is None:
         return protocol.decode(reader.read())
     control = region.control
-    end = time.perf_counter() + wire.SPIN
+    end = time.perf_counter() + hosted.spinner.budget()  # type: ignore[union-attr]
     while time.perf_counter() < end:
         if control[wire.REQUEST] != last:
             return _STEP
         wire.pause()
+    hosted.spinner.failed()  # type: ignore[union-attr]
     control[wire.HOST_ASLEEP] = 1
     try:
         while control[wire.REQUEST] == last:

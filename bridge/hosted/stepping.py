@@ -75,6 +75,7 @@ class SharedSteps:
         self.pool, self.layout, self.answer = pool, layout, answer
         self.region = wire.Region(fd, layout)
         self.seq = 0
+        self.spinner = wire.Spinner()
         obs_space, action_space = layout.observation_space, layout.action_space
         self.discrete_action = isinstance(action_space, spaces.Discrete)
         self.int_observation = isinstance(obs_space, spaces.Discrete)
@@ -141,9 +142,10 @@ class SharedSteps:
         """Wait for the reply word of the last request (spin, then sleep on the pipe); its infos."""
         control, seq = self.region.control, self.seq
         infos: Dict[int, dict] = {}
-        end = time.perf_counter() + wire.SPIN
+        end = time.perf_counter() + self.spinner.budget()
         while control[wire.REPLY] != seq:
             if time.perf_counter() > end:
+                self.spinner.failed()
                 self._sleep(seq, call, infos)
                 break
             wire.pause()
