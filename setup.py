@@ -34,6 +34,8 @@ EXTRAS = {
     # dm_env out (to_dm_env) and in (from_dm_env); dm_control's suite is the real source it is tested on
     "dm": ["dm-env>=1.6,<2", "dm-tree", "dm-control==1.0.50", "mujoco==3.17.0"],
     "cli": ["tqdm", "rich", "matplotlib"],
+    # TorchRL over to_gymnasium (GymWrapper, collectors); 0.14.1 is the release for torch 2.13
+    "torchrl": ["torchrl==0.14.1", "tensordict==0.14.3", "torch>=2.3"],
     "test": ["pytest>=7", "hypothesis>=6", "pytest-timeout>=2"],
 }
 

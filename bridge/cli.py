@@ -22,7 +22,7 @@ from typing import Any, Callable, List, NoReturn, Optional
 from bridge import runtimes
 from bridge.errors import BridgeError, SpecError, error
 from bridge.hosted.client import host_python, hosted_factory
-from bridge.loading import SCHEMES, env_source, import_modules, importable_cwd, load_env
+from bridge.loading import SCHEMES, Source, env_source, import_modules, importable_cwd, load_env
 from bridge.registry import register
 
 # sub-command -> "module:function(args) -> exit code" (the train commands come from the table)
@@ -75,6 +75,23 @@ def _env_options() -> argparse.ArgumentParser:
         metavar="MODULE",
         help="import MODULE (or a .py file) first, for ids it registers (repeatable)",
     )
+    parent.add_argument(
+        "--wrapper",
+        action="append",
+        default=[],
+        dest="wrappers",
+        metavar="MODULE:CLASS",
+        help="wrap the env in this class (a gym/Gymnasium wrapper for their envs, a bridge.Wrapper for a "
+        "bridge.Env; repeatable, innermost first)",
+    )
+    parent.add_argument(
+        "--drop-key",
+        action="append",
+        default=[],
+        dest="drop_keys",
+        metavar="KEY",
+        help="leave this key out of a gym/Gymnasium env's Dict observation (repeatable; e.g. mission)",
+    )
     parent.add_argument("--verbose", action="store_true", help="show everything the runtime prints, and tracebacks")
     parent.add_argument(
         "--host-python",
@@ -85,16 +102,27 @@ def _env_options() -> argparse.ArgumentParser:
     return parent
 
 
+def env_of(args: argparse.Namespace) -> Any:
+    """What the command resolves: ``--env`` alone, or a :class:`bridge.loading.Source` with the
+    ``--wrapper`` and ``--drop-key`` options (one spelling for every command and the host)."""
+    options = {"drop_keys": list(args.drop_keys)} if args.drop_keys else {}
+    if not args.wrappers and not options:
+        return args.env
+    return Source(args.env, args.wrappers, options)
+
+
 def host_remotely(args: argparse.Namespace, key: str) -> None:
-    """``--host-python``: ``args.env`` becomes an id of this run whose entry point is ``bridge.remote``;
-    ``args.env_name`` keeps the name the user gave (a tape is labelled and checked under it)."""
+    """``--host-python``: ``args.env`` becomes an id of this run whose entry point is ``bridge.remote``
+    (the host applies ``--wrapper`` and ``--drop-key``); ``args.env_name`` keeps the name the user
+    gave (a tape is labelled and checked under it)."""
     if key == "train rllib":
         fix = "Drop --host-python for RLlib (its env runners resolve the env in their own processes)"
         raise error(SpecError, "--host-python", "go with check, conform or a single-process train", key, fix)
     host_python(args.host_python)  # refused here, before anything starts
     hosted = "remote/" + re.sub(r"[^\w:.-]+", "_", args.env)  # an id every runtime's registry accepts
-    register(hosted, hosted_factory(args.env, args.host_python, args.imports))
-    args.env_name, args.env = args.env, hosted
+    options = {"drop_keys": list(args.drop_keys)} if args.drop_keys else None
+    register(hosted, hosted_factory(args.env, args.host_python, args.imports, args.wrappers, options))
+    args.env_name, args.env, args.wrappers, args.drop_keys = args.env, hosted, [], []
 
 
 def _train_parser(sub: Any, row: runtimes.Runtime, parents: List[argparse.ArgumentParser]) -> None:
@@ -190,7 +218,8 @@ def check_command(args: argparse.Namespace) -> int:
     from bridge.checker import check
 
     # an id or a factory, so the strong-determinism check can build a fresh instance
-    report = check(env_source(args.env), targets=args.targets, seed=args.seed)
+    source = env_of(args)
+    report = check(env_source(source) if isinstance(source, str) else source, targets=args.targets, seed=args.seed)
     print(report.to_json() if args.json else report)
     return 0 if report.ok else 1
 
@@ -208,7 +237,7 @@ def conform_command(args: argparse.Namespace) -> int:
             got = f"{args.record!r} ({type(e).__name__}: {e.strerror})"
             expectation = "name a file in a folder that exists or can be made"
             raise error(SpecError, "--record", expectation, got, "Pick another path") from e
-        tape = record(lambda: load_env(args.env), seed=args.seed, steps=args.steps, env_id=name, states=args.states)
+        tape = record(lambda: load_env(env_of(args)), seed=args.seed, steps=args.steps, env_id=name, states=args.states)
         manifest = tape.save(args.record)
         print(
             f"recorded {len(tape.actions)} actions, {len(tape.entries)} entries of {args.env} "
@@ -217,9 +246,13 @@ def conform_command(args: argparse.Namespace) -> int:
         return 0
     tape = Tape.load(args.verify)
     env_id = None if args.any_env else name  # the tape's label is checked unless the user opts out
-    results = verify(lambda: load_env(args.env), tape, args.views, snapshot_at=len(tape.actions) // 3, env_id=env_id)
+    results = verify(
+        lambda: load_env(env_of(args)), tape, args.views, snapshot_at=len(tape.actions) // 3, env_id=env_id
+    )
     print(f"envbridge conform: {args.env}, tape {args.verify} ({len(tape.actions)} actions, seed {tape.seed})")
-    probe = load_env(args.env)  # the engine that runs its step (Python, or Octave for .m functions) is part of "where"
+    probe = load_env(
+        env_of(args)
+    )  # the engine that runs its step (Python, or Octave for .m functions) is part of "where"
     try:
         elsewhere = differences(tape.platform, describe(probe))
     finally:

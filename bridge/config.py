@@ -7,6 +7,7 @@ flow lists (``[32, 32]``). Anchors, aliases, tags, multi-line strings and docume
 name: a file from a stranger cannot expand, run code or exhaust memory (:data:`LIMITS`). A key set
 twice in one file (``prefill: 10`` then ``prefill: 20``, or ``dataset:`` opened twice) is refused:
 YAML keys are unique, and keeping either value would be a guess. Across ``--config`` values, later wins.
+A ``key:`` with neither a value nor nested keys is refused too (it was dropped without a word).
 
 Scalars read as YAML 1.2 core does, with one rule for switches: only ``true`` / ``false`` are
 booleans (``yes``, ``no``, ``on``, ``off`` are refused where a bool is wanted, never read as one).
@@ -105,6 +106,7 @@ def _mapping(lines: List[str], subject: str) -> Dict[str, Any]:
     out: Dict[str, Any] = {}
     stack: List[Tuple[int, str]] = []  # (indent, key) of the open mappings
     seen: Dict[str, int] = {}  # dotted key (a value or an open mapping) -> the line that set it
+    opened: Optional[Tuple[int, str, int]] = None  # (indent, dotted key, line) of a `key:` awaiting nested keys
     for number, line in enumerate(lines, 1):
         body = _strip_comment(line)
         if not body.strip():
@@ -116,6 +118,9 @@ def _mapping(lines: List[str], subject: str) -> Dict[str, Any]:
         key, sep, value = body.strip().partition(":")
         if not sep or not key or key.startswith(_REFUSED) or key.startswith("-"):
             raise _refuse(where, "read `key: value`", repr(body.strip()), "Write one `key: value` a line")
+        if opened is not None and indent <= opened[0]:
+            raise _empty(subject, opened)
+        opened = None
         while stack and stack[-1][0] >= indent:
             stack.pop()
         if len(stack) >= LIMITS["depth"]:
@@ -131,7 +136,18 @@ def _mapping(lines: List[str], subject: str) -> Dict[str, Any]:
                 raise _refuse(subject, f"hold at most {LIMITS['entries']} keys", "more", "Split the config")
         else:
             stack.append((indent, key.strip()))
+            opened = (indent, dotted, number)
+    if opened is not None:
+        raise _empty(subject, opened)
     return out
+
+
+def _empty(subject: str, opened: Tuple[int, str, int]) -> SpecError:
+    """``prefill:`` with nothing after the colon and nothing indented under it (YAML's null): it was
+    dropped without a word; a value forgotten is refused, never read as "keep the default"."""
+    _, dotted, number = opened
+    fix = "Write the value after the colon, or indent the nested keys under it"
+    return _refuse(f"{subject} line {number}", "give the key a value or nested keys", f"{dotted!r} with neither", fix)
 
 
 def _strip_comment(line: str) -> str:

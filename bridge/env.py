@@ -11,7 +11,15 @@ from bridge import snapshot as _snapshot
 from bridge.errors import BridgeError, ContractError, SpecError, message
 from bridge.spaces import Space
 
-__all__ = ["Env", "Wrapper", "TimeLimit", "StepResult", "DETERMINISM", "qualname", "check_snapshot_owner"]
+__all__ = [
+    "Env",
+    "Wrapper",
+    "TimeLimit",
+    "StepResult",
+    "DETERMINISM",
+    "qualname",
+    "check_snapshot_owner",
+]
 
 StepResult = Tuple[Any, float, bool, bool, Dict[str, Any]]
 DETERMINISM = ("strong", "weak", "none")

@@ -14,6 +14,7 @@ __all__ = [
     "SpecError",
     "ContractError",
     "BatchError",
+    "NotABatchError",
     "OrderError",
     "ConversionError",
     "MissingDependencyError",
@@ -46,6 +47,11 @@ class ContractError(BridgeError, RuntimeError):
 class BatchError(ContractError, ValueError):
     """A batch of the wrong size (actions, values per sub-env, a reset mask): a ContractError that
     is also the ValueError Gymnasium raises there, so existing ``except ValueError`` clauses work."""
+
+
+class NotABatchError(BatchError, TypeError):
+    """One action (no leading axis) where a vector env takes a batch: also the TypeError Gymnasium's
+    vector envs raise when they iterate over it."""
 
 
 class OrderError(ContractError, AssertionError):

@@ -1,35 +1,58 @@
-"""The one env resolver: what counts as an env, for every export, every CLI command and RLlib's
-remote env runners.
+"""The one env resolver: what counts as an env, for every export, every CLI command, the host and
+RLlib's remote env runners.
 
 :func:`resolve` takes a registered id (with its make kwargs), ``module:attr`` or
 ``path/to/file.py:attr`` (after importing the user's modules that register ids, ``--import``), an
 env of another framework as ``scheme:id`` (:data:`SCHEMES`: ``gymnasium:CartPole-v1``,
-``gym:CartPole-v1``, ``dm_control:cartpole-swingup``; the rest and the make kwargs go to that
-framework's importer), a file an importer of :data:`SUFFIXES` builds (``path/to/createEnv.m``:
-a MATLAB function that returns an rlFunctionEnv, run by GNU Octave), a factory, a
-:class:`bridge.Env` class or instance, and (for batched exports) a :class:`bridge.VectorEnv` class
-or instance; it says whether it built the env (so a refused export
-closes what it built, never the caller's env). :func:`load_env` is the same for a string alone.
+``gym:CartPole-v1``, ``dm_control:cartpole-swingup``, and ``gym:module:Class`` for a class of that
+framework; the rest and the make kwargs go to that framework's importer), a file an importer of
+:data:`SUFFIXES` builds (``path/to/createEnv.m``: a MATLAB function that returns an rlFunctionEnv,
+run by GNU Octave), a factory, a :class:`bridge.Env` class or instance, a gym, Gymnasium or dm_env
+env class or instance (or a factory of one: each goes through its importer,
+:data:`bridge.foreign.FOREIGN`), and (for batched exports) a :class:`bridge.VectorEnv` class or
+instance; it says whether it built the env (so a refused export closes what it built, never the
+caller's env). ``wrappers`` (``module:Class`` or classes, innermost first) wrap the env as its
+framework builds it, and ``import_options`` (``drop_keys``, ...) go to the importer: the command
+line's ``--wrapper`` and ``--drop-key``, the host's ``remote(wrappers=, import_options=)``, all
+through :class:`Source`. :func:`load_env` is the same for a string alone.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 import sys
-from typing import Any, Dict, Iterable, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from bridge import runtimes
 from bridge.env import Env
 from bridge.errors import BridgeError, ContractError, MissingDependencyError, SpecError, close_beside, error, message
+from bridge.foreign import FOREIGN, foreign_importer, import_with, load_wrapper
 from bridge.registry import import_user_module, load_entry_point, make, registry, suggestion
-from bridge.regular_file import Refusal, opened
+from bridge.user_modules import FORMS as _FORMS
+from bridge.user_modules import import_modules, importable_cwd, load_attribute
 from bridge.vector import VectorEnv
 
-__all__ = ["import_modules", "env_source", "load_env", "importable_cwd", "resolve", "SOURCES", "SCHEMES", "SUFFIXES"]
+__all__ = [
+    "import_modules",
+    "env_source",
+    "load_env",
+    "importable_cwd",
+    "resolve",
+    "foreign_importer",
+    "Source",
+    "SOURCES",
+    "SCHEMES",
+    "SUFFIXES",
+    "FOREIGN",
+]
 
 # what resolve() takes, for messages
-SOURCES = "a bridge.Env, its class, a factory, a registered id, module:attr or path/to/file.py:attr"
+SOURCES = (
+    "a bridge.Env, a gym, Gymnasium or dm_env env, its class, a factory, a registered id, module:attr or "
+    "path/to/file.py:attr"
+)
 
 # scheme -> "module:attr" of the importer that builds a neutral env from the rest of ``scheme:rest``
 # (with the make kwargs); loaded on first use, so naming a scheme imports nothing. One entry each.
@@ -43,52 +66,7 @@ SCHEMES: Dict[str, str] = {
 # kwargs), loaded on first use: a MATLAB function that creates an rlFunctionEnv, run by Octave
 SUFFIXES: Dict[str, str] = {".m": "bridge.adapters.matlab.octave.source:from_m_file"}
 
-_FORMS = "module:attr or path/to/file.py:attr"
 _NAMES = f"a registered id, {_FORMS}"
-
-
-def importable_cwd() -> None:
-    """Make the current directory importable (an entry-point script does not, ``python -m`` does).
-
-    Appended, not prepended: installed packages win, so a folder that holds a package of the same
-    name (a checkout of envbridge itself) cannot shadow them, in this process or its workers.
-    """
-    here = os.getcwd()
-    if here not in sys.path and "" not in sys.path:
-        sys.path.append(here)
-
-
-def import_modules(names: Iterable[str]) -> None:
-    """Import each module (a dotted name, or a ``.py`` file) so the ids it registers exist."""
-    for name in names:
-        if name.endswith(".py"):
-            _import_file(name)
-            continue
-        fix = f"Check the spelling, run from the folder that holds it, or pass the file as --import path/{name}.py"
-        import_user_module(name, "--import module", fix)
-
-
-def _import_file(path: str) -> Any:
-    """Import ``path/to/file.py`` as module ``file`` (its folder goes on sys.path, so worker
-    processes can import it too); refuse when that name already means another module."""
-    if not os.path.exists(path):
-        raise SpecError(message("env file", "exist", repr(path), "Check the path (relative to the current folder)"))
-    with opened(path, Refusal(f"env file {path!r}", "Point at the .py file itself", SpecError)):
-        pass  # a FIFO, a directory or a device named x.py is refused by what it is (never opened blocking)
-    folder, stem = os.path.split(os.path.abspath(path))
-    stem = stem[: -len(".py")]
-    if "." in stem:  # import_module("dotted.name") looks for a package "dotted": "No module named 'dotted'"
-        fix = f"Rename the file without the dot, e.g. {stem.replace('.', '_')}.py"
-        got = f"{os.path.basename(path)!r} (Python reads a dot in a module name as a package)"
-        raise SpecError(message("env file name", "be importable as one module (no dot before .py)", got, fix))
-    if folder not in sys.path:
-        sys.path.append(folder)  # after the installed packages, as importable_cwd
-    module = import_user_module(stem, f"env file {path}")
-    found = getattr(module, "__file__", None)
-    if found is None or not os.path.samefile(found, path):
-        got = f"{stem!r} is already {found or 'a built-in module'}"
-        raise SpecError(message(f"the module name of {path}", "be free", got, "Rename the file"))
-    return module
 
 
 def env_source(name: str) -> Any:
@@ -97,9 +75,8 @@ def env_source(name: str) -> Any:
         raise SpecError(message("env", f"be {_NAMES}", repr(name), "Pass e.g. envbridge/GridWorld-v0"))
     if name in registry:
         return name
-    suffix = os.path.splitext(name)[1]
-    if suffix in SUFFIXES:
-        return _imported(name, SUFFIXES[suffix], name)
+    if os.path.splitext(name)[1] in SUFFIXES:
+        return Source(name)
     if ":" not in name:
         known = suggestion(name)
         known += "" if known.endswith("?") else "."
@@ -107,33 +84,14 @@ def env_source(name: str) -> Any:
         raise SpecError(message("env id", "be registered", repr(name), fix))
     scheme, _, rest = name.partition(":")
     if scheme in SCHEMES:
-        return _imported(name, SCHEMES[scheme], rest)
-    where, _, attr = name.rpartition(":")
-    if where.endswith(".py"):
-        target = _import_file(where)
-        for part in attr.split("."):
-            if not hasattr(target, part):
-                fix = "Check the name after the colon"
-                raise SpecError(message(f"the attribute of {where}", "exist", repr(attr), fix))
-            target = getattr(target, part)
-    else:
-        target = load_entry_point(name)
+        if not rest:
+            fix = f"Name the env after the colon, e.g. {name}CartPole-v1"
+            raise SpecError(message("env", "name an id after the scheme", repr(name), fix))
+        return Source(name)
+    target = load_attribute(name)
     if isinstance(target, str):  # an id string would be looked up again: say what it is instead
         raise _not_an_env(name, target)
     return target
-
-
-def _imported(name: str, importer: str, rest: str) -> Any:
-    """A factory of the neutral env over another framework's env ``rest`` (named ``name`` in messages)."""
-    if not rest:
-        fix = f"Name the env after the colon, e.g. {name}CartPole-v1"
-        raise SpecError(message("env", "name an id after the scheme", repr(name), fix))
-
-    def build(**kwargs: Any) -> Any:
-        return runtimes.load(importer)(rest, **kwargs)
-
-    build.__qualname__ = build.__name__ = name
-    return build
 
 
 def _not_an_env(name: str, found: Any) -> SpecError:
@@ -142,7 +100,55 @@ def _not_an_env(name: str, found: Any) -> SpecError:
     return SpecError(message("env", "be a bridge.Env", got, fix))
 
 
-def load_env(name: str) -> Env:
+class Source:
+    """An env named by a string, with its wrappers and importer options: plain data (it pickles into
+    RLlib's env runners and goes to a host as it is), and a factory for :func:`resolve`.
+
+    Attributes:
+        name: what :func:`env_source` takes (an id, ``module:attr``, ``scheme:id``).
+        wrappers: ``module:Class`` names (or classes), innermost first.
+        import_options: keywords of the importer (``drop_keys``, ``determinism``, ...).
+    """
+
+    def __init__(self, name: str, wrappers: Sequence[Any] = (), import_options: Optional[Dict[str, Any]] = None):
+        self.name, self.wrappers, self.import_options = name, tuple(wrappers), dict(import_options or {})
+
+    def __call__(self, **kwargs: Any) -> Any:
+        suffix = os.path.splitext(self.name)[1]
+        if suffix in SUFFIXES:  # a file an importer builds (a MATLAB .m function)
+            return import_with(SUFFIXES[suffix], self.name, kwargs, self.import_options, self.wrappers, self.name)
+        scheme, _, rest = self.name.partition(":")
+        if scheme not in SCHEMES:
+            return resolve(self.name, kwargs, wrappers=self.wrappers, import_options=self.import_options)[0]
+        importer = SCHEMES[scheme]
+        if scheme != "dm_control" and ":" in rest:  # gym:module:Class (or gymnasium:package:Id-v0)
+            found = _scheme_attribute(rest, self.name)
+            if found is not None:
+                return resolve(found, kwargs, wrappers=self.wrappers, import_options=self.import_options)[0]
+        return import_with(importer, rest, kwargs, self.import_options, self.wrappers, self.name)
+
+    def __repr__(self) -> str:
+        return f"Source({self.name!r}, wrappers={list(self.wrappers)}, import_options={self.import_options})"
+
+
+def _scheme_attribute(rest: str, named: str) -> Any:
+    """The class or factory ``module:attr`` names after a scheme, or None when ``attr`` is an id of the
+    framework's registry (``gymnasium:minigrid:MiniGrid-Empty-5x5-v0``: the module registers it)."""
+    where, _, attr = rest.rpartition(":")
+    if where.endswith(".py"):
+        return load_attribute(rest)
+    try:
+        module = importlib.import_module(where)
+    except Exception as e:
+        absent = _missing_dependency(e, named)
+        if absent is not None:  # MiniGrid not installed: its extra and pip line
+            raise absent from e
+        import_user_module(where, f"the package of {named}")  # any other failure, named as for --import
+        raise
+    return load_attribute(rest) if hasattr(module, attr.split(".")[0]) else None
+
+
+def load_env(name: Any) -> Env:
     """A new env for ``name`` (the instance itself when ``attr`` names one)."""
     return resolve(name, subject="env")[0]
 
@@ -154,6 +160,8 @@ def resolve(
     subject: str = "env",
     batch: bool = False,
     num_envs: Optional[int] = None,
+    wrappers: Sequence[Any] = (),
+    import_options: Optional[Dict[str, Any]] = None,
 ) -> Tuple[Any, bool]:
     """``(env, built)``: the env ``source`` names, and whether it was built here (then the caller
     owns it and closes it on a refusal; an instance passed in stays the caller's).
@@ -164,24 +172,47 @@ def resolve(
         subject: how messages name the argument, e.g. ``"to_gymnasium env"``.
         batch: a :class:`bridge.VectorEnv` (instance, class or factory result) is accepted too.
         num_envs: what a VectorEnv class is built with (``cls(num_envs=n, **kwargs)``).
+        wrappers: ``module:Class`` names or classes, innermost first: a foreign env's go to its
+            importer (they wrap the gym/Gymnasium env), a neutral env's wrap the bridge.Env.
+        import_options: the importer's keywords (``drop_keys``, ``determinism``, ``snapshot``).
     """
-    kwargs = dict(kwargs or {})
+    kwargs, options = dict(kwargs or {}), dict(import_options or {})
     kinds = (Env, VectorEnv) if batch else (Env,)
-    if isinstance(source, kinds):
-        if kwargs:
-            fix = "Build the env with them yourself, or pass its id or factory"
-            raise error(SpecError, f"{subject} kwargs", "go with an id, a class or a factory", sorted(kwargs), fix)
-        return source, False
-    named = source
     if isinstance(source, str):
         target = env_source(source)
         if isinstance(target, str):
             if kwargs and target in registry:
                 _check_kwargs(load_entry_point(registry[target].entry_point), kwargs, subject)
-            return make(target, **kwargs), True
-        if isinstance(target, kinds):
-            return resolve(target, kwargs, subject=subject, batch=batch)
-        source = target
+            return _neutral(make(target, **kwargs), True, wrappers, options, source)
+        if isinstance(target, Source) and (wrappers or options):
+            target = Source(target.name, wrappers, options)
+            wrappers, options = (), {}
+        if isinstance(target, kinds) or foreign_importer(target) is not None and not isinstance(target, type):
+            return resolve(target, kwargs, subject=subject, batch=batch, wrappers=wrappers, import_options=options)
+        return _built(target, kwargs, subject, batch, num_envs, wrappers, options, source)
+    if isinstance(source, kinds) or (foreign_importer(source) is not None and not isinstance(source, type)):
+        if kwargs:
+            fix = "Build the env with them yourself, or pass its id or factory"
+            raise error(SpecError, f"{subject} kwargs", "go with an id, a class or a factory", sorted(kwargs), fix)
+        if isinstance(source, kinds):
+            return _neutral(source, False, wrappers, options, source)
+        # a foreign instance: the neutral env over it is new, but what it wraps stays the caller's
+        return import_with(foreign_importer(source), source, {}, options, wrappers, _name(source)), False
+    return _built(source, kwargs, subject, batch, num_envs, wrappers, options, source)
+
+
+def _built(
+    source: Any,
+    kwargs: Dict[str, Any],
+    subject: str,
+    batch: bool,
+    num_envs: Optional[int],
+    wrappers: Sequence[Any],
+    options: Dict[str, Any],
+    named: Any,
+) -> Tuple[Any, bool]:
+    """The env the class or factory ``source`` builds (a foreign one imported), owned by the caller."""
+    kinds = (Env, VectorEnv) if batch else (Env,)
     if not callable(source):
         raise _not_a_source(subject, source, batch)
     if isinstance(source, type) and issubclass(source, VectorEnv):
@@ -192,6 +223,13 @@ def resolve(
             kwargs.setdefault("num_envs", num_envs)
     _check_kwargs(source, kwargs, subject)
     env = _call(source, kwargs, named)
+    importer = foreign_importer(env)
+    if importer is not None and not isinstance(env, type):
+        try:
+            return import_with(importer, env, {}, options, wrappers, _name(named)), True
+        except BaseException:
+            env.close()  # built here and refused: nothing left open
+            raise
     if not isinstance(env, kinds):
         refusal = _not_a_source(subject, f"a {type(env).__name__} from {_name(named)}()", batch)
         env_close = getattr(env, "close", None)
@@ -199,7 +237,47 @@ def resolve(
             # a VectorEnv where one env was wanted: refused, nothing left open (a close error goes beside)
             close_beside(refusal, env_close, f"the {type(env).__name__} {_name(named)}() built")
         raise refusal
-    return env, True
+    return _neutral(env, True, wrappers, options, named)
+
+
+def _neutral(env: Any, built: bool, wrappers: Sequence[Any], options: Dict[str, Any], named: Any) -> Tuple[Any, bool]:
+    """A neutral env with its ``wrappers`` (bridge wrappers, innermost first); importer options are
+    refused here, nothing is imported."""
+    try:
+        if options:
+            fix = "Drop them: they are the importers' options (from_gymnasium, from_gym), and this env is a bridge.Env"
+            raise error(
+                SpecError,
+                f"the import options of {_name(named)}",
+                "go with a gym or Gymnasium env",
+                sorted(options),
+                fix,
+            )
+        for wrapper in wrappers:
+            wrap = load_wrapper(wrapper)
+            env = _wrap(wrap, env)
+    except BaseException:
+        if built:
+            env.close()
+        raise
+    return env, built
+
+
+def _wrap(wrap: Any, env: Any) -> Any:
+    """``wrap(env)``, which must give a bridge.Env."""
+    try:
+        wrapped = wrap(env)
+    except BridgeError:
+        raise
+    except Exception as e:
+        fix = "Check that it is a bridge.Wrapper (a neutral env takes no gym or Gymnasium wrapper)"
+        raise error(
+            ContractError, f"wrapper {_name(wrap)}", "wrap the env without raising", f"{type(e).__name__}: {e}", fix
+        ) from e
+    if not isinstance(wrapped, (Env, VectorEnv)):
+        fix = "Pass a bridge.Wrapper subclass (a neutral env takes no gym or Gymnasium wrapper)"
+        raise error(SpecError, f"wrapper {_name(wrap)}", "return a bridge.Env", type(wrapped).__name__, fix)
+    return wrapped
 
 
 def _check_kwargs(factory: Any, kwargs: Dict[str, Any], subject: str) -> None:
@@ -233,15 +311,9 @@ def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
         got = f"sys.exit({e.code!r})"
         raise error(ContractError, f"env factory {_name(named)}", "build the env without exiting", got, fix) from e
     except Exception as e:
-        missing = runtimes.missing_package(e) if isinstance(e, ImportError) else ""
-        if missing:  # an env package not installed where the env is built (e.g. in a host)
-            raise error(
-                MissingDependencyError,
-                f"the package {missing!r}",
-                f"be installed in {sys.executable} for env {_name(named)}",
-                f"{type(e).__name__}: {e}",
-                runtimes.env_package_hint(missing),
-            ) from e
+        absent = _missing_dependency(e, named)
+        if absent is not None:  # an env package not installed where the env is built (e.g. in a host)
+            raise absent from e
         fix = "Fix the factory; its exception and traceback are chained as __cause__"
         raise error(
             ContractError,
@@ -252,9 +324,26 @@ def _call(factory: Any, kwargs: Dict[str, Any], named: Any) -> Any:
         ) from e
 
 
+def _missing_dependency(e: BaseException, named: Any) -> Optional[MissingDependencyError]:
+    """The MissingDependencyError naming the package ``e`` did not find, this interpreter and the
+    pip line that installs it (an env package's extra); None when ``e`` is no missing module."""
+    missing = runtimes.missing_package(e) if isinstance(e, ImportError) else ""
+    if not missing:
+        return None
+    return error(  # type: ignore[return-value]
+        MissingDependencyError,
+        f"the package {missing!r}",
+        f"be installed in {sys.executable} for env {_name(named)}",
+        f"{type(e).__name__}: {e}",
+        runtimes.env_package_hint(missing),
+    )
+
+
 def _name(source: Any) -> str:
     if isinstance(source, str):
         return source
+    if isinstance(source, Source):
+        return source.name
     return getattr(source, "__qualname__", None) or type(source).__name__
 
 

@@ -6,6 +6,7 @@ import difflib
 import importlib
 from typing import Any, Callable, Dict, Optional, Union
 
+from bridge import runtimes
 from bridge.env import Env, TimeLimit
 from bridge.errors import ContractError, SpecError, message
 
@@ -92,6 +93,11 @@ def import_user_module(name: str, subject: str, missing: Optional[str] = None) -
     try:
         return importlib.import_module(name)
     except ImportError as e:
+        package = runtimes.missing_package(e)
+        if package in runtimes.ENV_EXTRAS:  # an env package the module imports (minigrid, ...): its pip line
+            raise SpecError(
+                message(subject, "be importable", f"{name!r} ({e})", runtimes.env_package_hint(package))
+            ) from e
         if missing is None:
             raise SpecError(message(subject, "be importable", name, f"Check the spelling or install it ({e})")) from e
         raise SpecError(message(subject, "be importable", f"{name!r} ({e})", missing)) from e

@@ -305,7 +305,8 @@ ERA_VENVS: Dict[str, str] = {"modern": ".venv", "legacy": ".venv-legacy"}
 # missing one is a MissingDependencyError naming the interpreter and this pip line (env_package_hint)
 ENV_EXTRAS: Dict[str, str] = {"minigrid": "gymnasium-envs", "ale_py": "atari", "dm_control": "dm", "mujoco": "dm"}
 # extra -> what its pip line pins besides (SB3's torch: the CPU wheel, not a multi-GB CUDA build)
-_PINS = {"sb3": " torch==2.13.0", "rllib": " torch==2.13.0"}
+# RLlib goes into a venv of its own (README set-up): ray's gymnasium pin would move the modern one's
+_PINS = {"sb3": " torch==2.13.0", "rllib": " torch==2.13.0 in its own venv, .venv-rllib (ray pins gymnasium 1.2.2)"}
 
 
 def get(name: str) -> Runtime:

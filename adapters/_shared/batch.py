@@ -19,7 +19,7 @@ from bridge.errors import SpecError, error
 from bridge.loading import resolve
 from bridge.options import split
 from bridge.vector import VectorEnv
-from bridge.vector.batches import as_batch, refuse_batch
+from bridge.vector.batches import as_batch, ignored_rows, refuse_batch
 
 __all__ = ["BatchPort", "BatchExport"]
 
@@ -44,11 +44,13 @@ class BatchPort:
         self.encode = observation.encode_batch
         self.decode = action.decode_batch
         self.invalid = action.invalid_batch if check_actions else None
+        self.invalid_one = action.invalid if check_actions else None  # the rows a next-step autoreset keeps
 
     def check(self, actions: Any) -> None:
         """Misuse first, then the whole batch: raises before any sub-env moves."""
         self.vec.check_running()
-        refuse_batch(self.invalid, actions, self.num_envs)
+        # Gymnasium ignores the actions of the sub-envs a next-step autoreset resets: so do we
+        refuse_batch(self.invalid, actions, self.num_envs, ignored=ignored_rows(self.vec), invalid_one=self.invalid_one)
 
     def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict[str, Any]]:
         """Check, decode and step the batch; the observations come back encoded (infos as the base gives them)."""

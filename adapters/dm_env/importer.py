@@ -17,6 +17,7 @@ env for a seeded reset; an instance is reset with its own seed unless its ``rese
 from __future__ import annotations
 
 import inspect
+import math
 import os
 from typing import Any, Callable, Optional, Tuple
 
@@ -91,6 +92,11 @@ class DmEnvSource(Env):
         self._decode = values.decoder(self.observation_space, "observation")
         self._encode = _encoder(env.action_spec())
         self._takes_seed = "seed" in inspect.signature(env.reset).parameters
+        # dm_control's control.Environment ends an episode at time_limit / control_timestep steps
+        # (LAST with discount 1, truncated); dm_env itself has no such field
+        limit = getattr(env, "_step_limit", None)
+        finite = isinstance(limit, (int, float)) and math.isfinite(limit) and limit >= 1
+        self.max_episode_steps: Optional[int] = int(limit) if finite else None
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         super().reset(seed=seed)

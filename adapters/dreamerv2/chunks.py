@@ -13,7 +13,7 @@ does not fit is refused with the value that would.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from bridge.errors import SpecError, message
 
@@ -33,9 +33,10 @@ def fitted(chosen: Dict[str, Any], steps: float, prefill: int) -> Dict[str, floa
     }
 
 
-def check_chunks(cfg: Any, given: Dict[str, Any]) -> None:
-    """Refuse a key the caller set (``given``) whose chunking does not fit ``cfg.steps``."""
-    steps, prefill = float(cfg.steps), float(cfg.prefill)
+def check_chunks(cfg: Any, given: Dict[str, Any], prefill: Optional[float] = None) -> None:
+    """Refuse a key the caller set (``given``) whose chunking does not fit ``cfg.steps`` after
+    ``prefill`` (the steps the random prefill runs; default ``cfg.prefill``)."""
+    steps, prefill = float(cfg.steps), float(cfg.prefill if prefill is None else prefill)
     span = steps - prefill
     where = f"steps={steps:g}, prefill={prefill:g}"
     if "eval_every" in given:

@@ -34,6 +34,7 @@ from bridge.adapters.gym import loader as gym_loader
 from bridge.compat import optional_import
 
 from bridge.config import read as read_config
+from bridge.episodes import episode_bound
 from bridge.errors import SpecError, message
 
 __all__ = ["dreamer_config", "train", "train_command", "VIDEO_PLACEHOLDER"]
@@ -129,13 +130,31 @@ def dreamer_config(
         "prefill": int(max(1, min(float(chosen["prefill"]), steps // 2))),
         "replay.minlen": 1,
     }
-    prefill = int(user.get("prefill", derived["prefill"]))
+    episode = episode_steps(ready, chosen)
+    if episode is not None and "prefill" not in user:
+        derived["prefill"] = max(derived["prefill"], episode)  # the random prefill runs one whole episode
+    prefill = prefill_steps(int(user.get("prefill", derived["prefill"])), episode)
     derived.update(fitted(chosen, steps, prefill))  # eval/train/log chunks that fit the run
     derived = {k: v for k, v in derived.items() if k not in user}
     cfg = _update(_update(_update(base, layer), derived), user)
-    if float(cfg.steps) > float(cfg.prefill):  # else train() refuses the prefill itself
-        check_chunks(cfg, user)
+    if float(cfg.steps) > prefill:  # else train() refuses the prefill itself
+        check_chunks(cfg, user, prefill)
     return cfg
+
+
+def episode_steps(ready: DreamerReadyEnv, config: Any) -> Optional[int]:
+    """The most steps an episode runs in a DreamerV2 run of ``ready``: the env's own bound
+    (:func:`bridge.env.episode_bound`) or DreamerV2's ``time_limit`` (0: none), whichever is smaller;
+    None when neither says."""
+    limit = int(float(config["time_limit"] if isinstance(config, Mapping) else config.time_limit))
+    bounds = [b for b in (episode_bound(ready.neutral), limit if limit > 0 else None) if b is not None]
+    return min(bounds) if bounds else None
+
+
+def prefill_steps(prefill: int, episode: Optional[int]) -> int:
+    """The steps api.train's random prefill runs: ``driver(random, steps=prefill, episodes=1)`` goes on
+    to the end of the first episode, so up to ``episode`` steps when that is longer."""
+    return prefill if episode is None else max(prefill, episode)
 
 
 def _outputs(api: Any, logdir: str, drop_placeholder: bool, terminal: Optional[IO[str]]) -> List[Any]:
@@ -188,6 +207,20 @@ def train(
                 "Pass logdir='runs/dreamerv2'",
             )
         )
+    episode = episode_steps(ready, cfg)
+    prefill = prefill_steps(int(cfg.prefill), episode)
+    if episode is not None and float(cfg.steps) <= episode:
+        # the prefill waits for the end of a whole episode: a run that cannot hold one never trains
+        raise SpecError(
+            message(
+                "DreamerV2 config 'steps'",
+                f"hold one whole episode of the random prefill ({episode} steps here: api.train's prefill "
+                "runs to the end of the first episode) and training after it",
+                f"steps={cfg.steps:g}",
+                f"Pass steps={2 * episode} or more (--steps {2 * episode}), or cap the episodes with "
+                f"time_limit={max(1, int(cfg.steps) // 2)} (--config time_limit={max(1, int(cfg.steps) // 2)})",
+            )
+        )
     if float(cfg.steps) <= float(cfg.prefill):
         # api.train's loop (train, log, save variables.pkl) never runs once prefill reaches steps
         raise SpecError(
@@ -203,7 +236,8 @@ def train(
         sys.stderr.write(gym_loader.notice)
     if not verbose:
         name = preset or (DEFAULT_PRESET if not isinstance(config, api.common.Config) else "your Config")
-        sizes = f"{cfg.steps:g} steps (prefill {cfg.prefill:g})"
+        ends = f"episodes of at most {episode} steps" if episode is not None else "episode length not declared"
+        sizes = f"{cfg.steps:g} steps (prefill {prefill:g}, {ends}; training every {cfg.train_every:g} steps after it)"
         print(f"DreamerV2: preset {name}, {sizes}; its own output: {logdir / LOG_NAME}")
         if ready.image_keys and shutil.which("ffmpeg") is None:
             print("DreamerV2: no ffmpeg on PATH, so no GIF video summaries in TensorBoard (training is unaffected)")
@@ -242,6 +276,7 @@ def _show_tail(log: pathlib.Path, lines: int = 15) -> None:
 def train_command(args: argparse.Namespace) -> int:
     """``envbridge train dreamerv2 --env ID --steps N --logdir DIR [--preset P] [--config KEY=VALUE|FILE.yaml]
     [--verbose]``."""
+    from bridge.cli import env_of
     from bridge.loading import load_env
 
     overrides = read_config(list(getattr(args, "config", []) or []))
@@ -249,7 +284,7 @@ def train_command(args: argparse.Namespace) -> int:
     overrides.setdefault("logdir", args.logdir)
     overrides.setdefault("seed", args.seed)
     verbose = bool(getattr(args, "verbose", False))
-    logdir = train(load_env(args.env), overrides, preset=getattr(args, "preset", None), verbose=verbose)
+    logdir = train(load_env(env_of(args)), overrides, preset=getattr(args, "preset", None), verbose=verbose)
     print(f"DreamerV2 run written to {logdir} (variables.pkl, metrics.jsonl, train_episodes/)")
     return 0
 

@@ -8,7 +8,9 @@ Randomness is not duplicated: the export's ``np_random`` *is* the neutral env's 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import inspect
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
@@ -146,6 +148,19 @@ GymnasiumEnv.goal_variant = GoalGymnasiumEnv
 def _gymnasium_spec(cls: type, neutral: Env, options: Dict[str, Any], make_kwargs: Dict[str, Any]) -> Any:
     """A Gymnasium EnvSpec that rebuilds this export (so the checker can try every render mode)."""
     spec = getattr(neutral.unwrapped, "spec", None)
+    if isinstance(spec, gymnasium.envs.registration.EnvSpec):  # imported from Gymnasium: kept on the round trip
+        imported = neutral.unwrapped.import_options
+        # the wrappers of the import are the outermost of the spec's: the round trip applies them again
+        kept = spec.additional_wrappers[: len(spec.additional_wrappers) - len(imported["wrappers"])]
+        base = dataclasses.replace(spec, additional_wrappers=kept)
+        return dataclasses.replace(
+            spec,
+            entry_point=functools.partial(_make_round_trip, cls, base, imported, options),
+            kwargs={**spec.kwargs, **make_kwargs},
+            disable_env_checker=True,
+            order_enforce=False,
+            additional_wrappers=(),
+        )
     if spec is None or getattr(spec, "id", None) not in _bridge_registry:
         return None
     return gymnasium.envs.registration.EnvSpec(
@@ -176,8 +191,43 @@ def to_gymnasium(env: Any, **options: Any) -> GymnasiumEnv:
 
 
 def _make_export(cls: type, entry_point: Union[str, Callable[..., Env]], **kwargs: Any) -> GymnasiumEnv:
-    """Gymnasium entry point: export options go to the export, the rest to the neutral env."""
-    return cls.build(load_entry_point(entry_point), kwargs)  # the export owns what it builds
+    """Gymnasium entry point: export options go to the export, the rest to the neutral env.
+
+    ``render_mode`` is handled as ``gymnasium.make`` handles it for an env of its own: None is the
+    default and dropped; any other mode goes to an env whose ``__init__`` takes it, and is a
+    ``TypeError`` before anything is built for one that does not (SB3's ``PPO("MlpPolicy", id)`` and
+    ``make_vec_env(id)`` ask for ``"rgb_array"`` and make the env without it on that TypeError)."""
+    factory = load_entry_point(entry_point)
+    if "render_mode" in kwargs:
+        if kwargs["render_mode"] is None:
+            del kwargs["render_mode"]
+        elif not _takes(factory, "render_mode"):
+            where = f"{factory.__qualname__}.__init__" if isinstance(factory, type) else _qualname(factory)
+            raise TypeError(f"{where}() got an unexpected keyword argument 'render_mode'")
+    return cls.build(factory, kwargs)  # the export owns what it builds
+
+
+def _make_round_trip(
+    cls: type, spec: Any, import_options: Dict[str, Any], options: Dict[str, Any], **kwargs: Any
+) -> GymnasiumEnv:
+    """Gymnasium entry point of a round trip's spec: Gymnasium's own env of ``spec`` (``render_mode``
+    and the other kwargs go to it), imported and exported again with the same options."""
+    from bridge.adapters.importers.gymnasium import from_gymnasium
+
+    return cls.build(from_gymnasium(gymnasium.make(spec, **kwargs), **import_options), dict(options))
+
+
+def _takes(factory: Callable[..., Any], name: str) -> bool:
+    """Whether ``factory`` (a class or function) accepts the keyword ``name`` (True when unknown)."""
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return True
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _qualname(factory: Any) -> str:
+    return getattr(factory, "__qualname__", None) or type(factory).__name__
 
 
 def register(

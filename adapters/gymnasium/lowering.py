@@ -4,6 +4,8 @@ The protocol is :class:`~bridge.adapters._shared.lowering.Lowering`. Rules (each
 :class:`~bridge.errors.ConversionError` naming the path):
 Box -> Box; Image -> uint8 Box, CHW or HWC; Discrete(n, start) -> Discrete(n) (offset);
 MultiDiscrete (n-D, start) -> flat MultiDiscrete from 0; MultiBinary (n-D) -> flat MultiBinary;
+Dict -> Dict and Tuple -> Tuple, nested as they are (Gymnasium's own presentation: what an env
+written for Gymnasium observes). Behind :data:`FLAT` (SB3's and RLlib's exports set it, never a user):
 Dict / Tuple (nested) -> one level of Dict, keys joined with "/" (Tuple entries by index): a key
 SB3's MultiInputPolicy can build (torch module names cannot hold ".").
 
@@ -29,6 +31,7 @@ from bridge.adapters._shared.lowering import (
     role,
     same,
 )
+from bridge.adapters.gymnasium.nested import lower_nested
 from bridge.compat import optional_import
 
 from bridge import spaces as ns
@@ -37,10 +40,13 @@ from bridge.spaces.base import Mismatch, _describe
 
 gymnasium = optional_import("gymnasium", "the Gymnasium export")
 
-__all__ = ["lower", "LAYOUTS", "KEY_SEPARATOR"]
+__all__ = ["lower", "LAYOUTS", "KEY_SEPARATOR", "FLAT"]
 
 LAYOUTS = ("CHW", "HWC")
 KEY_SEPARATOR = "/"  # not ".": SB3 builds one torch module per key, and torch refuses "." in names
+# the lowering option (internal: set by the SB3 and RLlib exports on top of the user's options) that
+# flattens Dict / Tuple to one level of Dict, as SB3's MultiInputPolicy needs
+FLAT = "flat_composites"
 
 
 def lower(space: ns.Space, *, path: str, options: Dict[str, Any]) -> Lowering:
@@ -48,15 +54,18 @@ def lower(space: ns.Space, *, path: str, options: Dict[str, Any]) -> Lowering:
     constructor shape). ``options``: ``image_layout``; ``float64_as_float32`` (observations),
     ``normalize_actions`` (actions: the root of ``path`` says which side, see :func:`role`)."""
     layout = options.get("image_layout", "CHW")
+    flat = bool(options.get(FLAT, False))
     if role(path) == "observation":
-        return _lower(space, path, layout, bool(options.get("float64_as_float32", False)))
-    lowering = _lower(space, path, layout, False)
+        return _lower(space, path, layout, bool(options.get("float64_as_float32", False)), flat)
+    lowering = _lower(space, path, layout, False, flat)
     return _normalized(space, path) if options.get("normalize_actions", False) else lowering
 
 
-def _lower(space: ns.Space, path: str, layout: str, float64_as_float32: bool) -> Lowering:
+def _lower(space: ns.Space, path: str, layout: str, float64_as_float32: bool, flat: bool = False) -> Lowering:
     if isinstance(space, (ns.Dict, ns.Tuple)):
-        return _lower_composite(space, path, layout, float64_as_float32)
+        if flat:
+            return _lower_composite(space, path, layout, float64_as_float32)
+        return lower_nested(space, path, lambda child, where: _lower(child, where, layout, float64_as_float32))
     if isinstance(space, ns.Image):
         return _lower_image(space, layout)
     if isinstance(space, ns.Box):
@@ -236,7 +245,7 @@ def _lower_multi_binary(space: ns.MultiBinary) -> Lowering:
     )
 
 
-# -- composites: flatten to one level of Dict ----------------------------------------------------
+# -- composites: flatten to one level of Dict (FLAT: SB3, RLlib) ---------------------------------
 def _leaves(space: ns.Space, path: str, keys: Tuple[Any, ...], out: List[tuple]) -> None:
     """Collect (neutral key path, flat key, leaf space, neutral path text) depth first."""
     if isinstance(space, (ns.Dict, ns.Tuple)):

@@ -6,10 +6,12 @@ an envbridge fix where we know one (:mod:`bridge.adapters._shared.profile`).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+import warnings
+from typing import Any, Dict, Optional, Set
 
-from bridge.adapters._shared.profile import run_runtime_checker
+from bridge.adapters._shared.profile import clean_text, run_runtime_checker
 from bridge.adapters.gymnasium.export import to_gymnasium
+from bridge.adapters.importers.source import ForeignEnv
 
 from bridge.checker.report import Report
 from bridge.errors import ConversionError
@@ -33,11 +35,39 @@ def gymnasium_profile(env: Any, report: Report, seed: int, options: Dict[str, An
     export = export_or_report(env, report, T, **options)
     if export is None:
         return
-    # without a spec Gymnasium cannot rebuild the env for other render modes (and warns so)
+    own = _own_warnings(env, check_env)
+    # without a spec Gymnasium cannot rebuild the env for other render modes (and warns so); an
+    # imported env's render modes are its own (its "human" would open a window), not the export's
+    skip_render = export.spec is None or isinstance(env.unwrapped, ForeignEnv)
     run_runtime_checker(
         report,
         T,
         "gymnasium.utils.env_checker.check_env",
-        lambda: check_env(export, skip_render_check=export.spec is None),
+        lambda: check_env(export, skip_render_check=skip_render),
+        keep=lambda w: clean_text(w.message) not in own,
     )
+    if own:
+        name = env.unwrapped.spec.id
+        report.note(
+            T,
+            f"Gymnasium's check_env gives {name} itself the same {len(own)} warning(s) (its own declarations): "
+            "left out here",
+            "Nothing to do: they are about the env as its authors declared it, not about the export",
+            "runtime-checker",
+        )
     export.reset(seed=seed)
+
+
+def _own_warnings(env: Any, check_env: Any) -> Set[str]:
+    """The warnings Gymnasium's check_env gives the original of an env imported from Gymnasium
+    (advice about its own declarations, which the user of the import cannot act on); empty otherwise."""
+    original = env.unwrapped
+    if not isinstance(original, ForeignEnv) or original.api != "gymnasium":
+        return set()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            check_env(original.env.unwrapped, skip_render_check=True)
+        except Exception:  # its errors are the export's to report, as they are
+            pass
+    return {clean_text(w.message) for w in caught}

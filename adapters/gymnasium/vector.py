@@ -127,6 +127,17 @@ def to_gymnasium_vector(vector_env: Any, **options: Any) -> GymnasiumVectorEnv:
 
     Options (docs/options.md): ``check_actions``, ``strict``, ``float64_as_float32``,
     ``normalize_actions``, ``image_layout`` (as for :func:`to_gymnasium`) and ``autoreset_mode``
-    ("next-step", "same-step" or "disabled": the mode Gymnasium sees; None keeps the VectorEnv's own).
+    ("next-step", "same-step" or "disabled": the mode Gymnasium sees; None keeps the VectorEnv's own;
+    Gymnasium's own ``AutoresetMode.NEXT_STEP`` or its value ``"NextStep"`` name the same modes).
     """
+    mode = options.get("autoreset_mode")
+    if isinstance(mode, (AutoresetMode, str)):
+        options["autoreset_mode"] = _NEUTRAL_MODES.get(mode, mode)
     return GymnasiumVectorEnv(vector_env, **options)
+
+
+# Gymnasium's spellings of the modes (the enum and its values) -> the neutral ones
+_NEUTRAL_MODES = {
+    **{gym_mode: mode for mode, gym_mode in _MODES.items()},
+    **{gym_mode.value: mode for mode, gym_mode in _MODES.items()},
+}

@@ -32,6 +32,7 @@ def from_gym(
     env_or_id: Any,
     *,
     drop_keys: Sequence[str] = (),
+    wrappers: Sequence[Any] = (),
     determinism: str = "weak",
     snapshot: Any = None,
     **make_kwargs: Any,
@@ -46,6 +47,7 @@ def from_gym(
         registry_fix="Check the id (gym.envs.registry lists them); a package's ids need importing it first",
         seed_by_reset=seeds_by_reset,
         drop_keys=drop_keys,
+        wrappers=wrappers,
         determinism=determinism,
         snapshot=snapshot,
     )

@@ -17,6 +17,7 @@ def from_gymnasium(
     env_or_id: Any,
     *,
     drop_keys: Sequence[str] = (),
+    wrappers: Sequence[Any] = (),
     determinism: str = "weak",
     snapshot: Any = None,
     **make_kwargs: Any,
@@ -28,6 +29,8 @@ def from_gymnasium(
             wrappers kept; pass ``disable_env_checker=True`` to leave out the PassiveEnvChecker) or
             a ``gymnasium.Env`` instance (closed with the neutral env).
         drop_keys: top-level keys of a Dict observation to leave out (MiniGrid's ``"mission"``).
+        wrappers: Gymnasium wrappers (classes, or functions of the env), applied innermost first
+            before the import (MiniGrid's ``RGBImgPartialObsWrapper`` then ``ImgObsWrapper``).
         determinism: "weak" (default: snapshots restore the env's state), "strong" (replays
             bit-identically; needs ``snapshot``) or "none" (no snapshots).
         snapshot: None (a pickled copy, for "weak"), "deepcopy" (a pickled copy the checker
@@ -43,6 +46,7 @@ def from_gymnasium(
         registry_fix="Check the id (gymnasium.pprint_registry() lists them); a package's ids need 'module:Id-v0'",
         seed_by_reset=lambda env: True,
         drop_keys=drop_keys,
+        wrappers=wrappers,
         determinism=determinism,
         snapshot=snapshot,
     )

@@ -29,11 +29,11 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 from bridge.adapters.importers.spaces import raise_space
 
-from bridge import values
+from bridge import runtimes, values
 from bridge.env import DETERMINISM, Env
 from bridge.errors import ContractError, SpecError, close_beside, error
 
-__all__ = ["ForeignEnv", "RESERVED_INFO_KEYS", "snapshot_hooks"]
+__all__ = ["ForeignEnv", "ForeignSpec", "RESERVED_INFO_KEYS", "snapshot_hooks"]
 
 # info keys the exports write themselves (to_gym, SB3's VecEnvs); a foreign env's own would be lost
 RESERVED_INFO_KEYS = frozenset(("TimeLimit.truncated", "is_terminal", "terminal_observation"))
@@ -75,11 +75,23 @@ def snapshot_hooks(snapshot: Any, determinism: str, subject: str) -> Any:
     return snapshot
 
 
+class ForeignSpec:
+    """The name of a foreign env that no registry knows (built from its class): ``id`` is the class
+    name, so reports and messages say ``NewCorridor``, not ``ForeignEnv``. It builds nothing."""
+
+    def __init__(self, id: str) -> None:
+        self.id, self.max_episode_steps, self.kwargs = id, None, {}
+
+    def __repr__(self) -> str:
+        return f"ForeignSpec({self.id!r})"
+
+
 class ForeignEnv(Env):
     """A foreign env as a :class:`bridge.Env` (built by ``from_gymnasium`` / ``from_gym``).
 
     Attributes:
         env: the foreign env, as given or built (wrappers kept).
+        import_options: the importer's options it was imported with (``wrappers`` already applied).
         api: ``"gymnasium"`` or ``"gym"`` (0.21-0.26: its reset's and step's shapes are read
             from what they return, so every gym API passes through the same code).
     """
@@ -95,8 +107,16 @@ class ForeignEnv(Env):
         determinism: str = "weak",
         snapshot: Any = None,
         subject: str = "from_gymnasium",
+        wrappers: Sequence[Any] = (),
     ) -> None:
         self._snapshot = snapshot_hooks(snapshot, determinism, subject)
+        # how it was imported (``env`` is already wrapped): what an export's spec rebuilds it with
+        self.import_options = {
+            "drop_keys": tuple(drop_keys),
+            "wrappers": tuple(wrappers),
+            "determinism": determinism,
+            "snapshot": snapshot,
+        }
         self.observation_space, self._obs_in, _ = raise_space(
             env.observation_space, "observation_space", fw.spaces, drop_keys
         )
@@ -105,6 +125,13 @@ class ForeignEnv(Env):
         self.determinism = determinism
         self.render_mode = getattr(env, "render_mode", None)
         self.metadata = dict(getattr(env, "metadata", None) or {})
+        # the foreign registry's step cap (gymnasium.make's TimeLimit), for bridge.env.episode_bound
+        foreign_spec = getattr(env, "spec", None)
+        self.max_episode_steps = getattr(foreign_spec, "max_episode_steps", None)
+        # reports and messages name the foreign env: its registry spec (kept, so a Gymnasium export
+        # can rebuild the round trip), else its class
+        named = isinstance(getattr(foreign_spec, "id", None), str)
+        self.spec = foreign_spec if named else ForeignSpec(type(env.unwrapped).__name__)
         self._subject = subject
         # where a value came from, for the one rule of incoming values (bridge/values.py)
         self._at_reset, self._at_step = f"{subject} env's reset()", f"{subject} env's step()"
@@ -142,10 +169,30 @@ class ForeignEnv(Env):
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
         out = self.env.step(action if self._act_out is None else self._act_out(action))
+        # the common case in a few identity tests, no calls; anything else is read (or refused) by _exact
+        try:
+            obs, reward, terminated, truncated, info = out
+        except (TypeError, ValueError):  # gym's 4-tuple, or not a step's output at all
+            obs, reward, terminated, truncated, info = self._exact(out)
+        else:
+            if (terminated is not True and terminated is not False) or (
+                truncated is not True and truncated is not False
+            ):
+                obs, reward, terminated, truncated, info = self._exact(out)
+            elif type(reward) is not float or type(info) is not dict:
+                obs, reward, terminated, truncated, info = self._exact(out)
+        if info and not RESERVED_INFO_KEYS.isdisjoint(info):
+            self._check_info(info, "step")
+        return (obs if self._obs_in is None else self._obs_in(obs, self._at_step)), reward, terminated, truncated, info
+
+    def _exact(self, out: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
+        """A step's output as exactly what the API says (the one rule of bridge/values.py), either
+        shape: Gymnasium's and gym 0.26's 5-tuple, gym 0.21-0.25's 4-tuple (``done`` split by the
+        end keys of its info, which are consumed); anything else is refused."""
         at = self._at_step
-        size = len(out) if type(out) is tuple else 0
+        size = len(out) if type(out) is tuple or type(out) is list else 0
         if size != 5 and size != 4:
-            got = f"a tuple of {size}" if type(out) is tuple else type(out).__name__
+            got = f"a {type(out).__name__} of {size}" if size else type(out).__name__
             expectation = "return (observation, reward, terminated, truncated, info), or gym's 4-tuple"
             raise error(ContractError, at, expectation, got, values.ENV_FIX)
         info = out[-1]
@@ -153,28 +200,14 @@ class ForeignEnv(Env):
             raise error(ContractError, f"{at} info", "be a dict", type(info).__name__, values.ENV_FIX)
         if size == 5:
             obs, reward, terminated, truncated, _ = out
-            if type(terminated) is not bool:
-                terminated = values.flag(terminated, f"{at} terminated", values.ENV_FIX)
-            if type(truncated) is not bool:
-                truncated = values.flag(truncated, f"{at} truncated", values.ENV_FIX)
+            terminated = values.flag(terminated, f"{at} terminated", values.ENV_FIX)
+            truncated = values.flag(truncated, f"{at} truncated", values.ENV_FIX)
         else:
             obs, reward, done, _ = out
-            if type(done) is not bool:
-                done = values.flag(done, f"{at} done", values.ENV_FIX)
-            terminated, truncated = _gym_end(done, info, at)
+            terminated, truncated = _gym_end(values.flag(done, f"{at} done", values.ENV_FIX), info, at)
             if "TimeLimit.truncated" in info or "is_terminal" in info:
                 info = {k: v for k, v in info.items() if k not in _GYM_END_KEYS}
-        if type(reward) is not float:
-            reward = values.real(reward, f"{at} reward", values.ENV_FIX)
-        if info and not RESERVED_INFO_KEYS.isdisjoint(info):
-            self._check_info(info, "step")
-        return (
-            (obs if self._obs_in is None else self._obs_in(obs, at)),
-            reward,
-            terminated,
-            truncated,
-            info,
-        )
+        return obs, values.real(reward, f"{at} reward", values.ENV_FIX), terminated, truncated, info
 
     def _check_info(self, info: Any, where: str) -> None:
         clash = sorted(RESERVED_INFO_KEYS & set(info)) if isinstance(info, dict) else []
@@ -273,6 +306,8 @@ def _made(framework: Any, env_id: str, make_kwargs: Dict[str, Any], subject: str
     except ImportError as e:  # "module:Id-v0" whose module does not import
         module = env_id.partition(":")[0] if ":" in env_id else env_id
         fix = f"Install the package that provides {module!r}, or check the module name before ':'"
+        if runtimes.missing_package(e) in runtimes.ENV_EXTRAS:  # e.g. minigrid: its extra, into this interpreter
+            fix = runtimes.env_package_hint(runtimes.missing_package(e))
         got = f"{type(e).__name__}: {str(e).split('. ')[0]}"  # gymnasium appends advice of its own
         raise error(SpecError, f"{subject} id {env_id!r}", "name a module that imports", got, fix) from e
     except Exception as e:  # the make kwargs (gymnasium's TimeLimit asserts) or the env's constructor
@@ -291,11 +326,12 @@ def imported(
     registry: str,
     registry_fix: str,
     seed_by_reset: Any,
+    wrappers: Sequence[Any] = (),
     **options: Any,
 ) -> ForeignEnv:
-    """``env_or_id`` (an id made with ``framework.make`` or an instance) as a :class:`ForeignEnv`;
-    an env built here is closed again when the import is refused. ``seed_by_reset(env)`` tells
-    whether its reset takes ``seed=``."""
+    """``env_or_id`` (an id made with ``framework.make`` or an instance), wrapped by ``wrappers``
+    (innermost first), as a :class:`ForeignEnv`; an env built here is closed again when the import
+    is refused. ``seed_by_reset(env)`` tells whether its reset takes ``seed=``."""
     name = framework.__name__
     if isinstance(env_or_id, str):
         env = _made(framework, env_or_id, make_kwargs, subject, registry, registry_fix)
@@ -309,8 +345,23 @@ def imported(
         fix = f"Pass e.g. {subject}('CartPole-v1') or {subject}({name}.make(...))"
         raise error(SpecError, f"{subject} env", f"be a {registry} id or {name}.Env", type(env_or_id).__name__, fix)
     try:
-        return ForeignEnv(env, framework, api=name, seed_by_reset=seed_by_reset(env), subject=subject, **options)
+        for wrapper in wrappers:
+            env = _wrapped(wrapper, env, subject)
+        return ForeignEnv(
+            env, framework, api=name, seed_by_reset=seed_by_reset(env), subject=subject, wrappers=wrappers, **options
+        )
     except BaseException as refusal:
         if built:  # a refused import leaves nothing open; a close error goes beside the refusal
             close_beside(refusal, env.close, f"the {name} env {env_or_id!r}")
         raise
+
+
+def _wrapped(wrapper: Any, env: Any, subject: str) -> Any:
+    """``wrapper(env)``; what the wrapper raises is named, its traceback chained."""
+    named = getattr(wrapper, "__qualname__", None) or type(wrapper).__name__
+    try:
+        return wrapper(env)
+    except Exception as e:
+        fix = "Check that the wrapper fits the env (and the order: innermost first); the traceback is chained"
+        got = f"{type(e).__name__}: {e}"
+        raise error(ContractError, f"{subject} wrapper {named}", "wrap the env without raising", got, fix) from e

@@ -34,7 +34,9 @@ Raised = Tuple[ns.Space, In, Fn]
 
 KINDS = "a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple"
 _WRAP = "Wrap the env in an {side}Wrapper that presents fixed-size arrays instead"
-_MINIGRID = " (MiniGrid: ImgObsWrapper or RGBImgObsWrapper)"
+_MINIGRID = (
+    " (MiniGrid: ImgObsWrapper or RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper)"
+)
 
 
 def raise_space(space: Any, path: str, fw: ModuleType, drop_keys: Sequence[str] = ()) -> Raised:
@@ -83,7 +85,7 @@ def _refused(space: Any, path: str) -> ConversionError:
         fix += _MINIGRID
     key = _top_key(path)
     if key is not None:
-        fix += f", or pass drop_keys=[{key!r}]"
+        fix += f", or pass drop_keys=[{key!r}] (on the command line --drop-key {key})"
     return error(ConversionError, path, f"be {KINDS}", type(space).__name__, fix)  # type: ignore[return-value]
 
 

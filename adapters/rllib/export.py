@@ -28,7 +28,7 @@ from bridge.compat import optional_import
 
 from bridge.env import Env, TimeLimit
 from bridge.errors import BridgeError, SpecError, error
-from bridge.loading import import_modules, resolve
+from bridge.loading import Source, import_modules, resolve
 from bridge.vector import VectorEnv, vectorize
 
 gymnasium = optional_import("gymnasium", "the RLlib export")
@@ -181,6 +181,8 @@ def register(source: Any, name: Optional[str] = None, *, imports: Sequence[str] 
         raise error(
             SpecError, "rllib.register source", "build a new env in each env runner", type(source).__name__, fix
         )
+    if name is None and isinstance(source, Source):
+        name = source.name
     name = name or (source if isinstance(source, str) else f"{source.__module__}.{source.__qualname__}")
     register_env(name, Creator(source, name, options, imports, batched))
     return name

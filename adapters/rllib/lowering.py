@@ -22,6 +22,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 from bridge.adapters._shared.lowering import Lowering, array_checks, role, same
+from bridge.adapters.gymnasium.lowering import FLAT
 from bridge.adapters.gymnasium.lowering import lower as gymnasium_lower
 from bridge.compat import optional_import
 
@@ -50,10 +51,12 @@ def lower(space: ns.Space, *, path: str, options: Dict[str, Any]) -> Lowering:
     if _flat_box(space):
         inner = gymnasium_lower(space, path=path, options={"normalize_actions": True}) if normalize else None
         return _box_as_flat(space, inner)
-    return gymnasium_lower(space, path=path, options={"image_layout": "HWC", "normalize_actions": normalize})
+    return gymnasium_lower(
+        space, path=path, options={"image_layout": "HWC", "normalize_actions": normalize, FLAT: True}
+    )
 
 
-_OBSERVATION = {"image_layout": "HWC", "float64_as_float32": True}
+_OBSERVATION = {"image_layout": "HWC", "float64_as_float32": True, FLAT: True}
 
 
 def _flat_box(space: ns.Space) -> bool:

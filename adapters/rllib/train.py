@@ -189,11 +189,14 @@ def train_command(args: Any) -> int:
         warnings.filterwarnings("ignore", category=DeprecationWarning)
     plt = require_cli_extras(progress)
     training = {**TUNED.get(args.algo, {}), **check_keys(read_config(args.config), CONFIG_KEYS)}
-    probe = to_rllib(args.env)  # refused here, before Ray starts
+    from bridge.cli import env_of
+
+    source = env_of(args)
+    probe = to_rllib(source)  # refused here, before Ray starts
     random = evaluate(probe, random_policy(probe), episodes=20)
     ensure_ray(address=args.address, verbose=args.verbose)
     config = config_for(
-        args.env,  # resolved in every env runner, after it imports args.imports
+        source,  # resolved in every env runner, after it imports args.imports
         args.algo,
         imports=args.imports,
         env_runners=args.env_runners,

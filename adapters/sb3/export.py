@@ -12,7 +12,9 @@ import functools
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
+from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gymnasium.export import GoalExport, GymnasiumEnv
+from bridge.adapters.gymnasium.lowering import FLAT
 from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.adapters.sb3.subproc import reporting_factory
 from bridge.adapters.sb3.subproc import vec_env_cls as sb3_vec_env_cls
@@ -40,6 +42,9 @@ class SB3Env(GymnasiumEnv):
     runtime = "sb3"
     export_name = "to_sb3"
     check_targets = ("sb3", "gymnasium")
+
+    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
+        return super().lowerings(neutral, {**options, FLAT: True})  # one level of Dict: MultiInputPolicy's
 
     def present(self) -> None:
         super().present()

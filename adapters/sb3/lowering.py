@@ -30,8 +30,9 @@ POLICY_REASONS = {
 
 def sb3_refusal(neutral_action_space: ns.Space, action: Any) -> Optional[ConversionError]:
     """The reason SB3 cannot train on an export of this (Gymnasium) action space, as a ConversionError, or None."""
-    if isinstance(action, gymnasium.spaces.Dict):
-        kinds = {type(s).__name__ for s in action.spaces.values()}
+    if isinstance(action, (gymnasium.spaces.Dict, gymnasium.spaces.Tuple)):  # flat (to_sb3) or as it is
+        entries = action.spaces.values() if isinstance(action, gymnasium.spaces.Dict) else action.spaces
+        kinds = {type(s).__name__ for s in entries}
         hybrid = "Box" in kinds and len(kinds) > 1
         what = "a hybrid (discrete + continuous) action" if hybrid else "a composite action"
         return error(

@@ -20,6 +20,7 @@ from bridge.adapters.sb3.export import make_vec_env, to_sb3
 from bridge.adapters.sb3.lowering import POLICY_REASONS, cnn_refusal, policy_for
 from bridge.compat import optional_import
 
+from bridge import arguments
 from bridge.config import Key, check_keys, count, fraction, number
 from bridge.config import read as read_config
 from bridge.errors import SpecError, message
@@ -228,6 +229,8 @@ def train_command(args: Any) -> int:
     curve in ``--logdir``, print mean return."""
     from stable_baselines3.common.evaluation import evaluate_policy
 
+    from bridge.cli import env_of
+
     progress = not args.no_progress
     plt = _require_cli_extras(progress)
     hyper = check_keys(read_config(args.config), CONFIG_KEYS[args.algo])
@@ -238,7 +241,7 @@ def train_command(args: Any) -> int:
     recorder = EpisodeRecorder()
     model = train(
         args.algo,
-        args.env,
+        env_of(args),
         args.steps,
         seed=args.seed,
         n_envs=args.n_envs,
@@ -286,6 +289,8 @@ def train(
     """
     if algo not in ALGOS:
         raise SpecError(message("--algo", f"be one of {ALGOS}", algo, "Pick one"))
+    steps = arguments.count(steps, "sb3 train steps", low=1, example="steps=20000")  # SB3 ran 2.5 steps
+    seed = arguments.seed(seed, "sb3 train seed", optional=False, high=2**32 - 1)  # numpy's legacy seed
     vec_env = make_vec_env(env, n_envs=n_envs, seed=seed)
     _check_algo(algo, vec_env.action_space)
     cls = getattr(stable_baselines3, algo)

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from bridge.adapters._shared.batch import BatchExport
 from bridge.adapters._shared.lowering import Lowering
-from bridge.adapters.gymnasium.lowering import lower
+from bridge.adapters.gymnasium.lowering import FLAT, lower
 from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.compat import optional_import
 
@@ -46,8 +46,8 @@ class BatchedVecEnv(BatchExport, VecEnv):
 
     def lowerings(self, vector_env: VectorEnv, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
         return (
-            lower(vector_env.single_observation_space, path="observation", options=options),
-            lower(vector_env.single_action_space, path="actions", options=options),
+            lower(vector_env.single_observation_space, path="observation", options={**options, FLAT: True}),
+            lower(vector_env.single_action_space, path="actions", options={**options, FLAT: True}),
         )
 
     def present(self) -> None:
@@ -162,8 +162,22 @@ class BatchedVecEnv(BatchExport, VecEnv):
         chosen = self._get_indices(indices)
         if hasattr(self.neutral, "apply_envs"):
             self.neutral.apply_envs("set", attr_name, [value] * len(chosen), chosen)
-        else:
+            return
+        # a batched simulator: an attribute with one row per env is set in the chosen rows; one
+        # value shared by every env is set only when every env is chosen (never silently for all)
+        current = getattr(self.neutral, attr_name, None)
+        rows = isinstance(current, np.ndarray) and current.shape[:1] == (self.num_envs,)
+        if rows:
+            current[list(chosen)] = value
+        elif sorted(chosen) == list(range(self.num_envs)):
             setattr(self.neutral, attr_name, value)
+        else:
+            fix = (
+                "Pass indices=None to set it for every env, or hold it per env as an array with one row per env "
+                f"({type(self.neutral).__name__} steps all envs as one batch)"
+            )
+            got = f"indices {list(chosen)} of {self.num_envs} envs that share one {attr_name!r}"
+            raise error(SpecError, f"set_attr({attr_name!r})", "set one value for every env of the batch", got, fix)
 
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> List[Any]:
         chosen = self._get_indices(indices)

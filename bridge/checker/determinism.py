@@ -11,7 +11,9 @@ snapshot forgot but the instance still holds: a goal drawn at reset, a parameter
   that is back in phase;
 * a fresh instance (from ``report.make_env`` when the caller gave a factory, else from the env's
   registered spec) is reset with another seed, restored from the snapshot after a JSON round trip,
-  and must replay the tape the same way (an ``info`` problem says when no fresh instance exists);
+  and must replay the tape the same way; when no fresh instance exists (an ``info`` problem says
+  so), the same instance is reset (a reset boundary: what ``reset()`` sets is drawn anew), restored
+  and must replay it the same way;
 * every difference names its field (``observation['pos'][1]``, reward, terminated, truncated), the
   two values and the step, counted from 1 after the restore.
 """
@@ -162,6 +164,7 @@ def check_snapshots(env: Env, report: Report, seed: int, actions: List[Any]) -> 
 def _check_fresh(env: Env, report: Report, seed: int, plain: Any, tape: List[Any], truth: List[tuple]) -> None:
     fresh, origin = make_fresh(env, report)
     if fresh is None:
+        _check_reset_boundary(env, report, plain, tape, truth)
         why = origin[len("none: ") :] if origin.startswith("none: ") else origin
         report.note(
             T,
@@ -180,6 +183,17 @@ def _check_fresh(env: Env, report: Report, seed: int, plain: Any, tape: List[Any
     if found is not None:
         subject = f"replay in a fresh instance ({origin}) after restore_state (determinism 'strong', "
         subject += f"{TAPE_LENGTH}-action tape)"
+        report.add(T, "error", subject, "be bit-identical", found, _fix(env, "fresh"), "determinism")
+
+
+def _check_reset_boundary(env: Env, report: Report, plain: Any, tape: List[Any], truth: List[tuple]) -> None:
+    """Without a fresh instance, the same one at a reset boundary: ``reset()`` draws what reset
+    sets (a goal) anew, then the snapshot must bring the episode back whole."""
+    env.reset()
+    _call(report, "env.restore_state(snapshot)", env.restore_state, plain)
+    found = first_difference(truth, _run_tape(env, report, tape, set()), "after the restore")
+    if found is not None:
+        subject = f"replay after reset() then restore_state (determinism 'strong', {TAPE_LENGTH}-action tape)"
         report.add(T, "error", subject, "be bit-identical", found, _fix(env, "fresh"), "determinism")
 
 

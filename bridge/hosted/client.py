@@ -79,7 +79,13 @@ class RemoteEnv(Env):
         imports: Iterable[str] = (),
         shared_memory: bool = True,
         count: int = 1,
+        wrappers: Iterable[str] = (),
+        import_options: Optional[Dict[str, Any]] = None,
     ) -> None:
+        wrappers = list(wrappers)
+        if not all(isinstance(w, str) for w in wrappers):
+            fix = "Name each wrapper as module:Class (the host imports it)"
+            raise error(SpecError, "remote wrappers", "be module:Class strings", repr(wrappers), fix)
         if not isinstance(source, str) or not source:
             fix = "Pass a registered id, module:attr or path/to/file.py:attr (the host imports it)"
             raise error(SpecError, "remote source", "be a non-empty str", repr(source), fix)
@@ -87,6 +93,7 @@ class RemoteEnv(Env):
         self.python = host_python(python)
         self.steps, self.needs_reset, self.host_traceback = 0, True, ""
         payload = {"source": source, "kwargs": dict(kwargs or {}), "imports": list(imports), "count": count}
+        payload.update(wrappers=wrappers, import_options=dict(import_options or {}))
         build = self._frame(("build", payload), "kwargs")  # refused here, before a host starts
         self.shared: Optional[SharedSteps] = None
         self.wire = {"step": "frames"}  # how steps travel (see attach)
@@ -145,7 +152,15 @@ class RemoteEnv(Env):
 
     def _describe(self, built: Any) -> None:
         """Take the host's description of the env it built; anything else is a garbled reply."""
-        keys = {"observation_space", "action_space", "metadata", "render_mode", "determinism", "name"}
+        keys = {
+            "observation_space",
+            "action_space",
+            "metadata",
+            "render_mode",
+            "determinism",
+            "name",
+            "max_episode_steps",
+        }
         try:
             if not isinstance(built, dict) or set(built) != keys:
                 raise ValueError(f"a build reply without exactly {sorted(keys)}: {protocol.shown(built)}")
@@ -159,6 +174,8 @@ class RemoteEnv(Env):
             self.pool.fault(0, _garbled("build", f"{type(e).__name__}: {e}"), "in the host")
         self.metadata, self.render_mode = built["metadata"], built["render_mode"]
         self.determinism, self.name = built["determinism"], built["name"]
+        bound = built["max_episode_steps"]  # the host's episode_bound: an int >= 1 or None, else ignored
+        self.max_episode_steps = bound if type(bound) is int and bound >= 1 else None
 
     def _attach(self, region: int, n: int) -> None:
         """Steps through the shared-memory region from now on, if the spaces allow it; the host
@@ -313,11 +330,14 @@ def remote(
     kwargs: Optional[Dict[str, Any]] = None,
     imports: Iterable[str] = (),
     shared_memory: bool = True,
+    wrappers: Iterable[str] = (),
+    import_options: Optional[Dict[str, Any]] = None,
 ) -> RemoteEnv:
     """The env ``source`` names, built and run in the interpreter ``python``, driven from here.
 
     Args:
-        source: what the host's resolver takes: a registered id, ``module:attr`` or ``file.py:attr``.
+        source: what the host's resolver takes: a registered id, ``module:attr``, ``file.py:attr`` or
+            ``scheme:id``; a gym, Gymnasium or dm_env env there is imported in the host.
         python: an interpreter path, or an era name NAME read from ``$ENVBRIDGE_PYTHON_<NAME>``
             (e.g. ``"legacy"``); default this interpreter.
         timeout: seconds one call may take before the host counts as hung (None: no limit).
@@ -325,17 +345,42 @@ def remote(
         imports: modules the host imports first (ids they register), as ``--import``.
         shared_memory: step through a shared-memory region where the spaces allow it (see
             :mod:`bridge.hosted.wire`; ``RemoteEnv.wire`` says what is used); False: frames only.
+        wrappers: ``module:Class`` names the host wraps the env in, innermost first, as ``--wrapper``.
+        import_options: the importer's options in the host (plain data), e.g. ``{"drop_keys": ["mission"]}``
+            as ``--drop-key mission``.
     """
     return RemoteEnv(
-        source, python=python, timeout=timeout, kwargs=kwargs, imports=imports, shared_memory=shared_memory
+        source,
+        python=python,
+        timeout=timeout,
+        kwargs=kwargs,
+        imports=imports,
+        shared_memory=shared_memory,
+        wrappers=wrappers,
+        import_options=import_options,
     )
 
 
-def hosted_factory(source: str, python: Optional[str], imports: Iterable[str] = ()) -> Any:
+def hosted_factory(
+    source: str,
+    python: Optional[str],
+    imports: Iterable[str] = (),
+    wrappers: Iterable[str] = (),
+    import_options: Optional[Dict[str, Any]] = None,
+) -> Any:
     """An entry point that hosts ``source``: keyword arguments a registry passes (``render_mode``,
     ...) go to the env's own entry point in the host, as ``kwargs`` of :func:`remote`."""
-    return functools.partial(_hosted, source, python, tuple(imports))
+    return functools.partial(_hosted, source, python, tuple(imports), tuple(wrappers), import_options)
 
 
-def _hosted(source: str, python: Optional[str], imports: Tuple[str, ...], **kwargs: Any) -> RemoteEnv:
-    return RemoteEnv(source, python=python, kwargs=kwargs, imports=imports)
+def _hosted(
+    source: str,
+    python: Optional[str],
+    imports: Tuple[str, ...],
+    wrappers: Tuple[str, ...],
+    import_options: Optional[Dict[str, Any]],
+    **kwargs: Any,
+) -> RemoteEnv:
+    return RemoteEnv(
+        source, python=python, kwargs=kwargs, imports=imports, wrappers=wrappers, import_options=import_options
+    )

@@ -44,6 +44,7 @@ _WATCH_EVERY = 0.25  # seconds between two looks at the stderr file's size
 
 def build(payload: Any) -> Tuple[List[Any], dict]:
     """The ``count`` envs the payload names (one by default), all of the first one's spaces."""
+    from bridge.episodes import episode_bound
     from bridge.loading import import_modules, importable_cwd, resolve  # the host's own imports
 
     importable_cwd()
@@ -51,7 +52,14 @@ def build(payload: Any) -> Tuple[List[Any], dict]:
     envs: List[Any] = []
     try:
         for _ in range(int(payload.get("count") or 1)):
-            envs.append(resolve(payload["source"], payload.get("kwargs") or None, subject="remote env")[0])
+            env, _ = resolve(
+                payload["source"],
+                payload.get("kwargs") or None,
+                subject="remote env",
+                wrappers=payload.get("wrappers") or (),
+                import_options=payload.get("import_options") or None,
+            )
+            envs.append(env)
             if (envs[-1].observation_space, envs[-1].action_space) != (envs[0].observation_space, envs[0].action_space):
                 raise ValueError(f"env {len(envs) - 1} has other spaces than env 0 ({envs[-1]!r}, {envs[0]!r})")
     except BaseException:
@@ -66,6 +74,7 @@ def build(payload: Any) -> Tuple[List[Any], dict]:
         "render_mode": env.render_mode,
         "determinism": env.determinism,
         "name": repr(env),
+        "max_episode_steps": episode_bound(env),
     }
     return envs, description
 

@@ -163,7 +163,7 @@ class VectorEnv:
             raise self._closed("reset")
         seeds = seed_list(seed, self.num_envs, type(self).__name__)
         mask, options = reset_mask(options, self.num_envs, type(self).__name__)
-        if mask is not None:
+        if mask is not None and not mask.all():  # a mask of every env is a whole reset (also the first)
             return self._partial_reset(mask, seeds, options)
         if seeds[0] is not None:
             self._np_random = np.random.default_rng(seeds[0])

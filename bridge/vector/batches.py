@@ -6,7 +6,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from bridge.errors import BatchError, ContractError, SpecError, error
+from bridge.errors import BatchError, ContractError, NotABatchError, SpecError, error
 from bridge.spaces.base import Mismatch, _describe
 
 __all__ = [
@@ -86,13 +86,47 @@ def batch_problem(invalid: Any, actions: Any, num_envs: int, path: str = "action
     return invalid(actions, path) if invalid is not None else None
 
 
-def refuse_batch(invalid: Any, actions: Any, num_envs: int, path: str = "actions") -> None:
-    """:func:`batch_problem` raised: a wrong batch size is a BatchError (also a ValueError), a bad
-    slot a ContractError."""
+def refuse_batch(
+    invalid: Any,
+    actions: Any,
+    num_envs: int,
+    path: str = "actions",
+    *,
+    ignored: Optional[np.ndarray] = None,
+    invalid_one: Any = None,
+) -> None:
+    """:func:`batch_problem` raised: a wrong batch size is a BatchError (also a ValueError; one
+    action without a leading axis a NotABatchError, also a TypeError), a bad slot a ContractError.
+    The ``ignored`` rows (:func:`ignored_rows`) are left out: the others are checked one by one with
+    ``invalid_one``, the lowering's check of one action."""
+    if ignored is not None and invalid is not None and invalid_one is not None and batch_size(actions) == num_envs:
+        for i in np.flatnonzero(~ignored):
+            found = invalid_one(_row(actions, int(i)), f"{path}[{i}]")
+            if found is not None:
+                raise error(ContractError, *found)
+        return
     found = batch_problem(invalid, actions, num_envs, path)
     if found is not None:
         kind = BatchError if found[1].startswith("hold one action per env") else ContractError
+        if kind is BatchError and batch_size(actions) < 0:
+            kind = NotABatchError  # one action, no batch: Gymnasium raises TypeError there
         raise error(kind, *found)
+
+
+def ignored_rows(vector_env: Any) -> Optional[np.ndarray]:
+    """The sub-envs whose action the next step of ``vector_env`` ignores, as Gymnasium's vector envs
+    do: in next-step mode, those it resets instead of stepping (None: every action counts)."""
+    pending = vector_env._needs_reset  # the VectorEnv base's own record (this package's)
+    return pending if vector_env.autoreset_mode == "next-step" and pending.any() else None
+
+
+def _row(actions: Any, i: int) -> Any:
+    """Row ``i`` of a batch of actions (a dict or tuple batch: of each entry)."""
+    if isinstance(actions, dict):
+        return {k: _row(v, i) for k, v in actions.items()}
+    if isinstance(actions, tuple):
+        return tuple(_row(v, i) for v in actions)
+    return actions[i]
 
 
 def checked_rewards(rewards: Any, terminated: Any, truncated: Any, n: int, name: str) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 
 import numpy as np
 import pytest
@@ -180,8 +181,13 @@ def test_a_changed_tape_is_refused(tmp_path, tape):
 
 
 class _Payload:
+    """Unpickling it runs ``touch <marker>``: the marker file says the payload ran."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
     def __reduce__(self):
-        return (os.system, ("touch /tmp/envbridge-pwned",))
+        return (os.system, (f"touch {shlex.quote(self.marker)}",))
 
 
 def test_a_tape_with_a_pickled_member_is_refused_not_executed(tmp_path, tape):
@@ -189,7 +195,8 @@ def test_a_tape_with_a_pickled_member_is_refused_not_executed(tmp_path, tape):
     tape.save(path)
     with np.load(path) as data:
         members = {k: data[k] for k in data.files}
-    members["obs"] = np.array([_Payload()], dtype=object)
+    marker = os.path.join(tmp_path, "pwned")
+    members["obs"] = np.array([_Payload(marker)], dtype=object)
     with open(path, "wb") as f:
         np.savez(f, **members)
     with open(path + ".json") as f:
@@ -204,4 +211,4 @@ def test_a_tape_with_a_pickled_member_is_refused_not_executed(tmp_path, tape):
         "tape evil.npz member 'obs.npy' must hold a plain array (no pickled objects), got dtype object. Record the tape again with envbridge conform --record.",
     ):
         Tape.load(path)
-    assert not os.path.exists("/tmp/envbridge-pwned")
+    assert not os.path.exists(marker)

@@ -169,7 +169,7 @@ CLI_CASES = [
     ["train", "sb3", "--env", "toy_envs.families:camera_and_state", "--policy", "MlpPolicy", "--steps", "8"],
     ["train", "sb3", "--policy-kwargs", "{'net_arch': (", "--steps", "8"],
     ["train", "sb3", "--config", "batch4"],
-    ["train", "dreamerv2", "--config", "batch4", "--logdir", "/tmp/never"],
+    ["train", "dreamerv2", "--config", "batch4", "--logdir", "never"],  # in tmp_path (the test chdirs there)
     ["train", "rllib", "--config", "nope=1", "--steps", "8"],
     ["conform", "envbridge/GridWorld-v0", "--verify", "absent.npz"],
     ["init", "tox", "--env", "not a name"],

@@ -237,7 +237,28 @@ def test_a_factory_that_builds_no_env_is_refused():
     with pytest.raises(SpecError) as e:
         bridge.check(lambda: "CartPole-v1")
     assert str(e.value) == (
-        "env must be a bridge.Env, its class, a factory, a registered id, module:attr or path/to/file.py:attr, "
-        "or a bridge.VectorEnv, got a str from test_a_factory_that_builds_no_env_is_refused.<locals>.<lambda>(). "
+        "env must be a bridge.Env, a gym, Gymnasium or dm_env env, its class, a factory, a registered id, "
+        "module:attr or path/to/file.py:attr, or a bridge.VectorEnv, got a str from test_a_factory_that_builds_no_env_is_refused.<locals>.<lambda>(). "
         "Pass e.g. 'envbridge/GridWorld-v0', or subclass bridge.Env."
     )
+
+
+def test_without_a_fresh_instance_a_goal_drawn_at_reset_is_caught_at_a_reset_boundary():
+    # an instance that is neither registered nor given with a factory: no fresh instance, so the same
+    # one is reset (a new goal is drawn) before the restore; the goal the snapshot forgot shows
+    report = bridge.check(HiddenGoal(), targets="core")
+    assert [(p.severity, p.message, p.fix) for p in report.problems] == [
+        (
+            "error",
+            "replay after reset() then restore_state (determinism 'strong', 211-action tape) must be bit-identical, "
+            "got observation['goal'][0] 3 instead of 6 at step 1 after the restore.",
+            FRESH_FIX,
+        ),
+        (
+            "info",
+            "skipped the fresh-instance replay (determinism 'strong'), which needs a new env to restore the snapshot "
+            "into: the env has no registered spec and bridge.check was given no factory.",
+            "Check the env by its registered id (bridge.check('my/Env-v0')), or give bridge.check a factory.",
+        ),
+    ]
+    assert [p.severity for p in bridge.check(Walk(), targets="core").problems] == ["info"]  # honest: the note only

@@ -11,11 +11,13 @@ from bridge.compat import install_hint
 from bridge import runtimes
 
 LEGACY_LINE = "pip install 'envbridge[legacy]' && pip install --no-deps dreamerv2==2.2.0"
+# RLlib's own venv, never the modern one (its gymnasium pin would move)
+RLLIB = "pip install 'envbridge[rllib]' torch==2.13.0 in its own venv, .venv-rllib (ray pins gymnasium 1.2.2)"
 HINTS = {
     (3, 11): {
         "gymnasium": "Run: pip install 'envbridge[gymnasium]'",
         "sb3": "Run: pip install 'envbridge[sb3]' torch==2.13.0",
-        "rllib": "Run: pip install 'envbridge[rllib]' torch==2.13.0",
+        "rllib": f"Run: {RLLIB}",
         "gym": "The gym runtime belongs to the legacy era (Python 3.9); this is Python 3.11. In a Python 3.9 "
         f"environment run: {LEGACY_LINE}",
         "dreamerv2": "The dreamerv2 runtime belongs to the legacy era (Python 3.9); this is Python 3.11. In a "
@@ -29,7 +31,7 @@ HINTS = {
         "sb3": "The sb3 runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
         "environment run: pip install 'envbridge[sb3]' torch==2.13.0",
         "rllib": "The rllib runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
-        "environment run: pip install 'envbridge[rllib]' torch==2.13.0",
+        f"environment run: {RLLIB}",
         "gym": f"Run: {LEGACY_LINE}",
         "dreamerv2": f"Run: {LEGACY_LINE}",
         "dm_env": "The dm_env runtime belongs to the modern era (Python 3.11); this is Python 3.9. In a Python 3.11 "
@@ -102,3 +104,20 @@ def test_a_factory_missing_a_package_names_this_interpreter_and_the_pip_line(tmp
         f"Run: {sys.executable} -m pip install envbridge_test_absent.",
     ):
         load_env("needs_pkg.py:env")
+
+
+def test_an_env_file_importing_a_missing_env_package_names_its_pip_line(tmp_path, monkeypatch):
+    from support import raises_exactly
+
+    from bridge.errors import SpecError
+    from bridge.loading import load_env
+
+    monkeypatch.setitem(runtimes.ENV_EXTRAS, "envbridge_absent_envs", "gymnasium-envs")  # as minigrid where absent
+    (tmp_path / "needs_envs.py").write_text("import envbridge_absent_envs\n\ndef env():\n    pass\n")
+    monkeypatch.chdir(tmp_path)
+    with raises_exactly(
+        SpecError,
+        "env file needs_envs.py must be importable, got 'needs_envs' (No module named 'envbridge_absent_envs'). "
+        f"{runtimes.env_package_hint('envbridge_absent_envs')}.",
+    ):
+        load_env("needs_envs.py:env")

@@ -159,8 +159,8 @@ def make_closing_fails():
 
 def test_a_vector_env_where_one_env_was_wanted_is_refused_and_a_close_error_goes_beside():
     text = (
-        "to_gymnasium env must be a bridge.Env, its class, a factory, a registered id, module:attr or "
-        "path/to/file.py:attr, got a ClosingFails from make_closing_fails(). Pass e.g. 'envbridge/GridWorld-v0', "
+        "to_gymnasium env must be a bridge.Env, a gym, Gymnasium or dm_env env, its class, a factory, a registered "
+        "id, module:attr or path/to/file.py:attr, got a ClosingFails from make_closing_fails(). Pass e.g. 'envbridge/GridWorld-v0', "
         "or subclass bridge.Env."
     )
     note = (

@@ -1,7 +1,8 @@
 """bridge.remote: an env hosted in the other era's interpreter (3.9 <-> 3.11), driven from this one.
 
 The other interpreter is $ENVBRIDGE_PYTHON_OTHER (tox sets it), else the sibling core venv of this
-one (core-py39 <-> core-py311 of the dev set-up); a missing one fails, never skips.
+one (core-py39 <-> core-py311), else the other era's README venv (.venv-legacy <-> .venv, found by
+bridge.hosted.pythons); a missing one fails, never skips.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ def other_python() -> str:
         return "other"  # an era name: resolved through $ENVBRIDGE_PYTHON_OTHER
     other = "core-py39" if sys.version_info >= (3, 10) else "core-py311"
     path = os.path.join(os.path.dirname(sys.prefix), other, "bin", "python")
-    assert os.path.exists(path), f"set ENVBRIDGE_PYTHON_OTHER to the other era's python (no {path})"
-    return path
+    if os.path.exists(path):
+        return path
+    # the README's venvs (.venv, .venv-legacy): the other era's name finds its venv, or says how to
+    return "legacy" if sys.version_info >= (3, 10) else "modern"
 
 
 def faulty(how: str, timeout: float = 30.0) -> bridge.RemoteEnv:

@@ -296,7 +296,7 @@ def test_a_build_reply_of_the_wrong_shape_is_named_and_leaves_nothing(tmp_path):
     bridge.remote(f"{ENVS}:Faulty", python=sys.executable).close()  # warm
     before = _fds()
     source = f"{ENVS}:Faulty"
-    keys = ["action_space", "determinism", "metadata", "name", "observation_space", "render_mode"]
+    keys = ["action_space", "determinism", "max_episode_steps", "metadata", "name", "observation_space", "render_mode"]
     with raises_exactly(
         ContractError,
         f"remote env {source!r} in the host must answer build with an envbridge host frame, got ValueError: a build "

@@ -2,8 +2,8 @@
 ``bridge.remote`` and trained on from the modern one (tests/remote/test_sb3_on_a_legacy_host.py).
 
 ``GymCorridor`` is written against gym 0.23's API (``seed`` through ``reset(seed=)``, 4-tuple
-``step``, ``done``); ``Corridor`` is the bridge.Env that drives it (the importers of the "bring the
-envs people already have" issue would take GymCorridor itself once they land)."""
+``step``, ``done``); ``Corridor`` is the bridge.Env glue that drives it. The resolver takes
+``GymCorridor`` itself too (through ``from_gym``, in the host): the test compares the two."""
 
 from __future__ import annotations
 

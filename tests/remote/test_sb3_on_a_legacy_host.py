@@ -79,3 +79,21 @@ def test_a_modern_env_hosted_in_the_legacy_era_says_which_era_installs_it():
         "Fix what it says (the host's traceback is on RemoteEnv.host_traceback); every worker of this pool is closed.",
     ):
         bridge.remote(source, python="legacy")
+
+
+def test_the_gym_023_class_itself_is_imported_in_the_host():
+    """docs/remote.md's example: the raw gym class, no bridge.Env glue; the same run as the glue's."""
+    raw = bridge.remote(os.path.join(HERE, "gym023_corridor.py:GymCorridor"), python="legacy")
+    glued = bridge.remote(os.path.join(HERE, "gym023_corridor.py:Corridor"), python="legacy")
+    try:
+        assert raw.observation_space == glued.observation_space and raw.action_space == glued.action_space
+        assert raw.max_episode_steps is None  # gym 0.23's class declares no TimeLimit
+        first = [raw.reset(seed=3)[0], glued.reset(seed=3)[0]]
+        np.testing.assert_array_equal(*first)
+        for action in [1, 1, 0, 1, 1, 1, 1]:
+            a, b = raw.step(action), glued.step(action)
+            np.testing.assert_array_equal(a[0], b[0])
+            assert a[1:4] == b[1:4] and a[4]["gym"] == b[4]["gym"] == "0.23.1"
+    finally:
+        raw.close()
+        glued.close()

@@ -4,7 +4,9 @@
 ``stable-baselines3==<VERSION>``'s sdist with pip (``--no-binary :all: --no-deps``) into a cache
 folder (``$ENVBRIDGE_UPSTREAM_CACHE``, else the system temp dir), unpacks its ``tests/`` and runs the
 chosen files with the :mod:`sb3_exports` plugin; deselections are those of :mod:`sb3_selection`.
-Nothing of SB3 is copied into this repository. Exits with pytest's status.
+Nothing of SB3 is copied into this repository. SB3's tests run with ``TMPDIR`` in a temporary folder
+removed afterwards (their models' ``SB3-<date>`` logger folders go there, not to /tmp). Exits with
+pytest's status.
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ def main(argv: list) -> int:
     command = [sys.executable, "-m", "pytest", "-p", "sb3_exports", "-p", "no:cacheprovider", "-q", "-rfE"]
     deselected = {**DESELECTED, **(DESELECTED_BATCHED if args.path == "batched" else {})}
     command += ["--rootdir", tests, "-k", BUDGET_KEYWORDS] + [f"--deselect={node}" for node in deselected]
-    return subprocess.call(command + list(FILES) + rest, cwd=tests, env=env)
+    with tempfile.TemporaryDirectory(prefix="envbridge-sb3-tests-") as scratch:
+        env["TMPDIR"] = scratch
+        return subprocess.call(command + list(FILES) + rest, cwd=tests, env=env)
 
 
 if __name__ == "__main__":

@@ -106,13 +106,23 @@ def exported(env: gymnasium.Env) -> Any:
     return to_gymnasium((GoalFromGymnasium if goal else FromGymnasium)(env))
 
 
+class _StandIn(type):
+    """The stand-ins' metaclass: ``isinstance(env, StandIn)`` is whether ``env`` (or an export's
+    original env) is an instance of the class it stands in for (SB3's tests ask
+    ``isinstance(env, DummyEnv)``, also of an instance their parametrize built before the patch)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        original = getattr(getattr(getattr(obj, "unwrapped", None), "neutral", None), "original", obj)
+        return isinstance(original, cls.original)
+
+
 def substitute(cls: type) -> type:
     """A stand-in for ``cls``: calling it builds ``cls(...)`` and returns its envbridge export."""
 
     def __new__(_: type, *args: Any, **kwargs: Any) -> Any:
         return exported(cls(*args, **kwargs))
 
-    return type(cls.__name__, (), {"__new__": __new__, "__doc__": cls.__doc__, "original": cls})
+    return _StandIn(cls.__name__, (), {"__new__": __new__, "__doc__": cls.__doc__, "original": cls})
 
 
 def make(env_id: Any, *args: Any, **kwargs: Any) -> Any:

@@ -62,20 +62,33 @@ def octave_program() -> str:
 class _OctaveProcess(HostProcess):
     """``octave-cli`` as the supervisor sees a worker; commands and replies on two extra pipes."""
 
-    def __init__(self, command: list, keep: Tuple[int, int]) -> None:  # noqa: D107 - HostProcess's own fields
+    def __init__(self, command: list, keep: Tuple[int, int]) -> None:
         self.stderr = tempfile.TemporaryFile()
-        self.popen = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=self.stderr,  # disp() and printf() of the user's code: kept for the death message
-            stderr=self.stderr,
-            pass_fds=keep,
-            close_fds=True,
-            start_new_session=True,  # its own group: stop_processes kills what it forks with it
-        )
+        # the sentinel, readable once Octave exits: its pidfd; where there is none (an old kernel,
+        # valgrind), the read end of a pipe only Octave holds the write end of (EOF at its exit)
+        life_r, life_w = os.pipe()
+        try:
+            self.popen = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=self.stderr,  # disp() and printf() of the user's code: kept for the death message
+                stderr=self.stderr,
+                pass_fds=keep + (life_w,),
+                close_fds=True,
+                start_new_session=True,  # its own group: stop_processes kills what it forks with it
+            )
+        except BaseException:
+            os.close(life_r)
+            raise
+        finally:
+            os.close(life_w)
         self.pid = self.popen.pid
-        self.pidfd = hasattr(os, "pidfd_open")
-        self.sentinel = os.pidfd_open(self.pid) if self.pidfd else -1
+        try:
+            self.sentinel = os.pidfd_open(self.pid)
+            os.close(life_r)
+        except (AttributeError, OSError):
+            self.sentinel = life_r
+        self.pidfd = True  # the sentinel is a descriptor of ours to close (HostProcess's meaning)
 
 
 class _Conn:
@@ -137,10 +150,15 @@ class OctaveSession:
         self.padding = b""  # zeros after [code; byte count]: a message's first block is 1 + na doubles
         to_host_r, to_host_w = os.pipe()
         from_host_r, from_host_w = os.pipe()
-        start = f"addpath('{HOST_DIR}'); envbridge_host('/dev/fd/{to_host_r}', '/dev/fd/{from_host_w}', '{HOST_DIR}')"
+        host = HOST_DIR.replace("'", "''")  # an Octave string literal
+        start = f"addpath('{host}'); envbridge_host('/dev/fd/{to_host_r}', '/dev/fd/{from_host_w}', '{host}')"
         command = [program, "--norc", "--no-history", "--quiet", "--no-window-system", "--eval", start]
         try:
             self.process = _OctaveProcess(command, (to_host_r, from_host_w))
+        except BaseException:
+            os.close(to_host_w)
+            os.close(from_host_r)
+            raise
         finally:
             os.close(to_host_r)
             os.close(from_host_w)

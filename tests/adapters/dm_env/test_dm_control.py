@@ -64,3 +64,21 @@ def test_the_cli_source_names_a_suite_task_and_checks_it(capsys):
 
 def test_from_dm_env_is_a_lazy_name_of_bridge():
     assert bridge.from_dm_env is from_dm_env
+
+
+def test_the_episode_bound_of_dm_controls_time_limit_reaches_every_consumer():
+    """DreamerV2's training fits its prefill to it (tests/adapters/dreamerv2/test_dreamerv2_episodes.py);
+    a host passes it on."""
+    from bridge.episodes import episode_bound
+    from bridge.loading import resolve
+
+    env = load_env("dm_control:cartpole-swingup")
+    assert env.max_episode_steps == 1000 and episode_bound(bridge.TimeLimit(env, 1500)) == 1000
+    assert episode_bound(bridge.TimeLimit(env, 20)) == 20
+    instance, built = resolve(_cartpole(0))  # a dm_env instance is imported by the one resolver
+    assert built is False and episode_bound(instance) == 1000
+    remote = bridge.remote("dm_control:cartpole-swingup", timeout=120)
+    try:
+        assert remote.max_episode_steps == 1000
+    finally:
+        remote.close()

@@ -189,13 +189,13 @@ def test_episode_ends_time_out_is_last_only_termination_both():
     ]
 
 
-def test_every_observation_key_reaches_dreamerv2s_encoder():
+def test_every_observation_key_reaches_dreamerv2s_encoder(tmp_path):
     ready = to_dreamer_ready(Awkward())
     chain = wrap_chain(ready)
     shapes = {k: tuple(v.shape) for k, v in chain.obs_space.items()}
     user = ["column", "scalar", "plane", "mode", "switches", "camera", "body/joints"]
     assert all(len(shapes[k]) in (1, 3) for k in user)
-    config = dreamer_config(ready, {"logdir": "/tmp/unused"})
+    config = dreamer_config(ready, {"logdir": str(tmp_path / "unused")})
     encoder = common.Encoder(shapes, **config.encoder)
     decoder = common.Decoder(shapes, **config.decoder)
     assert encoder.cnn_keys == decoder.cnn_keys == ["camera"]
@@ -210,9 +210,9 @@ def test_every_observation_key_reaches_dreamerv2s_encoder():
     assert common.ResizeImage(raw_env)._keys == ["column", "plane"]
 
 
-def test_derived_config_and_config_errors():
+def test_derived_config_and_config_errors(tmp_path):
     ready = to_dreamer_ready(GridWorld())
-    config = dreamer_config(ready, {"dataset": {"batch": 4}, "rssm.deter": 16}, steps=50, logdir="/tmp/x")
+    config = dreamer_config(ready, {"dataset": {"batch": 4}, "rssm.deter": 16}, steps=50, logdir=str(tmp_path / "x"))
     # prefill 25 (half the steps): one eval chunk of the 25 steps after it
     assert (config.dataset.batch, config.rssm.deter, config.steps, config.eval_every) == (4, 16, 50, 25)
     assert config.precision == 32 and config.log_keys_video == ("action",)

@@ -62,12 +62,12 @@ def test_a_config_object_gets_no_preset_unless_one_is_named(ready):
     assert dreamer_config(ready, own, preset="tiny").rssm.deter == 32
 
 
-def test_an_unknown_preset_lists_the_known_ones(ready, capsys):
+def test_an_unknown_preset_lists_the_known_ones(ready, capsys, tmp_path):
     with raises_exactly(SpecError, UNKNOWN):
         dreamer_config(ready, preset="huge")
     with raises_exactly(SpecError, UNKNOWN):
-        train("envbridge/GridWorld-v0", preset="huge", logdir="/tmp/never")
-    assert main(["train", "dreamerv2", "--preset", "huge", "--logdir", "/tmp/never"]) == 2
+        train("envbridge/GridWorld-v0", preset="huge", logdir=str(tmp_path / "never"))
+    assert main(["train", "dreamerv2", "--preset", "huge", "--logdir", str(tmp_path / "never")]) == 2
     assert capsys.readouterr().err == f"envbridge train dreamerv2: SpecError: {UNKNOWN}\n"
 
 
@@ -75,7 +75,9 @@ def test_default_prefill_is_at_most_half_the_steps(ready):
     # the README's train(env, {"logdir": ..., "steps": 2000}) and a bare `envbridge train dreamerv2` (1000 steps)
     assert dreamer_config(ready, {"steps": 2000}).prefill == 100
     assert dreamer_config(ready, {"steps": 1000}).prefill == 100
-    assert dreamer_config(ready, {"steps": 150}).prefill == 75
+    # GridWorld's episodes end by step 100: the random prefill runs one whole episode (api.train waits for it)
+    assert dreamer_config(ready, {"steps": 150}).prefill == 100
+    assert dreamer_config(ready, {"steps": 150}).eval_every == 50
     cfg = dreamer_config(ready, {"steps": 2000}, preset="default")  # DreamerV2's own prefill is 10000
     assert (cfg.prefill, cfg.log_every, cfg.eval_every) == (1000, 333, 1000)  # fitted to the 1000 steps after it
     assert dreamer_config(ready, {"steps": 2000, "prefill": 5000}).prefill == 5000  # the caller's key stays
@@ -240,3 +242,24 @@ def test_a_key_set_twice_in_one_file_is_refused(tmp_path, text, line, got):
     ):
         read_config([str(run)])
     assert read_config(["prefill=10", "prefill=20"]) == {"prefill": 20}  # across --config values, later wins
+
+
+@pytest.mark.parametrize(
+    "text, line, key",
+    [
+        ("prefill:\nsteps: 5\n", 1, "prefill"),
+        ("dataset:\n  batch:\nsteps: 5\n", 2, "dataset.batch"),
+        ("steps: 5\nprefill:\n", 2, "prefill"),
+    ],
+    ids=["then-a-sibling", "nested", "at-the-end"],
+)
+def test_a_key_with_neither_a_value_nor_nested_keys_is_refused(tmp_path, text, line, key):
+    # it was dropped without a word (YAML reads it as null; the default then ran instead)
+    run = tmp_path / "run.yaml"
+    run.write_text(text)
+    with raises_exactly(
+        SpecError,
+        f"--config file {run} line {line} must give the key a value or nested keys, got {key!r} with neither. "
+        "Write the value after the colon, or indent the nested keys under it.",
+    ):
+        read_config([str(run)])

@@ -67,7 +67,10 @@ def test_the_cli_tiny_run_prints_under_60_lines_with_the_learning_summary(tmp_pa
     lines = shown.splitlines()
     assert done.returncode == 0, shown
     assert len(lines) < 60, shown
-    assert lines[0] == f"DreamerV2: preset tiny, 300 steps (prefill 100); its own output: {logdir}/dreamerv2.log"
+    assert lines[0] == (
+        "DreamerV2: preset tiny, 300 steps (prefill 100, episodes of at most 100 steps; training every 25 steps "
+        f"after it); its own output: {logdir}/dreamerv2.log"
+    )
     assert lines[-1] == f"DreamerV2 run written to {logdir} (variables.pkl, metrics.jsonl, train_episodes/)"
     summaries = [line for line in lines if line.startswith("[")]
     assert sum(" model_loss " in line and " actor_loss " in line for line in summaries) >= 2, shown

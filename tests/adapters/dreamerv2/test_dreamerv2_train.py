@@ -134,7 +134,8 @@ def test_image_continuous_env_trains_through_train(tmp_path, capsys):
     assert timeouts >= 1
 
 
-def test_train_refuses_a_missing_logdir_and_unknown_keys_before_training():
+def test_train_refuses_a_missing_logdir_and_unknown_keys_before_training(tmp_path):
+    never = tmp_path / "never"
     with raises_exactly(
         SpecError,
         "DreamerV2 config 'logdir' must name a directory for checkpoints, replay and metrics, "
@@ -146,18 +147,18 @@ def test_train_refuses_a_missing_logdir_and_unknown_keys_before_training():
         "DreamerV2 config key 'stepz' must be a key of dreamerv2/configs.yaml 'defaults', "
         "got 'stepz'. Did you mean 'steps'?",
     ):
-        train("envbridge/GridWorld-v0", stepz=10, logdir="/tmp/never")
+        train("envbridge/GridWorld-v0", stepz=10, logdir=str(never))
     with raises_exactly(
         SpecError,
         "DreamerV2 config 'steps' must exceed 'prefill' (api.train trains and saves variables.pkl only after the "
         "random prefill), got steps=1000, prefill=2000. Pass more steps or a smaller prefill, e.g. prefill=1000.",
     ):
-        train("envbridge/GridWorld-v0", steps=1000, prefill=2000, logdir="/tmp/never")
-    assert not pathlib.Path("/tmp/never").exists()
+        train("envbridge/GridWorld-v0", steps=1000, prefill=2000, logdir=str(never))
+    assert not never.exists()
 
 
-def test_cli_reports_bad_config_pairs(capsys):
-    assert main(["train", "dreamerv2", "--logdir", "/tmp/never", "--config", "batch4"]) == 2
+def test_cli_reports_bad_config_pairs(capsys, tmp_path):
+    assert main(["train", "dreamerv2", "--logdir", str(tmp_path / "never"), "--config", "batch4"]) == 2
     assert capsys.readouterr().err == (
         "envbridge train dreamerv2: SpecError: --config must be KEY=VALUE or a YAML file (.yaml, .yml), "
         "got 'batch4'. Pass e.g. --config learning_rate=0.001 or --config run.yaml.\n"

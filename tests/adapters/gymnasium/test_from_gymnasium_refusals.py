@@ -62,7 +62,7 @@ def test_a_close_that_raises_after_a_refused_import_is_reported_beside_the_refus
         text = (
             "observation_space must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got Text. "
             "Wrap the env in an ObservationWrapper that presents fixed-size arrays instead (MiniGrid: "
-            "ImgObsWrapper or RGBImgObsWrapper)."
+            "ImgObsWrapper or RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper)."
         )
         note = f"Closing the gymnasium env '{env_id}' after this error also failed: RuntimeError: close failed"
         # pytest matches the message and its notes: the refusal, whole, then the close error beside it
@@ -72,3 +72,18 @@ def test_a_close_that_raises_after_a_refused_import_is_reported_beside_the_refus
         del gymnasium.registry[env_id]
     assert TextObservingCloseRaises.closed == [True]
     assert str(refused.value) == text and refused.value.__notes__ == [note]
+
+
+def test_an_id_whose_env_package_is_missing_names_its_extra_and_this_interpreter(monkeypatch):
+    import sys
+
+    from bridge import runtimes
+
+    # a package of the table that is not installed here (minigrid, ale_py, ... are, in this tox env)
+    monkeypatch.setitem(runtimes.ENV_EXTRAS, "envbridge_absent_envs", "gymnasium-envs")
+    text = (
+        "from_gymnasium id 'envbridge_absent_envs:Foo-v0' must name a module that imports, got ModuleNotFoundError: "
+        f"No module named 'envbridge_absent_envs'. Run: {sys.executable} -m pip install 'envbridge[gymnasium-envs]'."
+    )
+    with raises_exactly(SpecError, text):
+        bridge.from_gymnasium("envbridge_absent_envs:Foo-v0")

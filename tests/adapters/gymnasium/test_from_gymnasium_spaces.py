@@ -22,10 +22,12 @@ DOC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "importe
 
 
 class Probe(gymnasium.Env):
-    """An env with the given spaces; steps return a sample (the row tests only build it)."""
+    """An env with the given spaces; steps return a sample of the seeded observation space (the row
+    tests only build it)."""
 
     def __init__(self, observation_space, action_space=None):
         self.observation_space = observation_space
+        self.observation_space.seed(0)
         self.action_space = action_space if action_space is not None else G.Discrete(2)
 
     def reset(self, *, seed=None, options=None):
@@ -88,17 +90,18 @@ def test_dict_keeps_its_order_and_tuple_its_entries():
 TEXT = (
     "observation_space['mission'] must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got Text. "
     "Wrap the env in an ObservationWrapper that presents fixed-size arrays instead (MiniGrid: ImgObsWrapper or "
-    "RGBImgObsWrapper), or pass drop_keys=['mission']."
+    "RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper), or pass "
+    "drop_keys=['mission'] (on the command line --drop-key mission)."
 )
 GRAPH = (
     "observation_space must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got Graph. "
     "Wrap the env in an ObservationWrapper that presents fixed-size arrays instead (MiniGrid: ImgObsWrapper or "
-    "RGBImgObsWrapper)."
+    "RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper)."
 )
 SEQUENCE = (
     "observation_space[1] must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got Sequence. "
     "Wrap the env in an ObservationWrapper that presents fixed-size arrays instead (MiniGrid: ImgObsWrapper or "
-    "RGBImgObsWrapper)."
+    "RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper)."
 )
 ONE_OF = (
     "action_space must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got OneOf. "
@@ -107,7 +110,8 @@ ONE_OF = (
 UNKNOWN = (
     "observation_space['x'] must be a Box, Discrete, MultiDiscrete, MultiBinary, Dict or Tuple, got Custom. "
     "Wrap the env in an ObservationWrapper that presents fixed-size arrays instead (MiniGrid: ImgObsWrapper or "
-    "RGBImgObsWrapper), or pass drop_keys=['x']."
+    "RGBImgObsWrapper; on the command line --wrapper minigrid.wrappers:ImgObsWrapper), or pass "
+    "drop_keys=['x'] (on the command line --drop-key x)."
 )
 BOOL_BOX = (
     "observation_space must be a Box of a float or integer dtype, got Box of dtype bool. "

@@ -9,7 +9,7 @@ from support import raises_exactly, require
 gymnasium = require("gymnasium")
 
 from bridge.adapters.gymnasium import to_gymnasium  # noqa: E402
-from bridge.adapters.gymnasium.lowering import lower  # noqa: E402
+from bridge.adapters.gymnasium.lowering import FLAT, lower  # noqa: E402
 from toy_envs import lowering as test_envs  # noqa: E402
 
 import bridge  # noqa: E402
@@ -56,15 +56,26 @@ def test_2d_multidiscrete_is_flattened_and_reshaped_back():
     assert last.dtype == np.int64 and last.tolist() == [[1, 1], [1, 4]]
 
 
-def test_tuple_becomes_one_level_dict_and_maps_back():
+def test_tuple_stays_a_tuple_and_maps_back():
     export = to_gymnasium("envbridge-test/TupleObs-v0")
     space = export.observation_space
-    assert list(space.spaces) == ["0", "1", "2/flag"]
-    assert space["1"] == gymnasium.spaces.Discrete(11) and space["2/flag"] == gymnasium.spaces.MultiBinary(4)
+    assert isinstance(space, gymnasium.spaces.Tuple) and len(space) == 3
+    assert space[1] == gymnasium.spaces.Discrete(11) and space[2]["flag"] == gymnasium.spaces.MultiBinary(4)
     obs, _ = export.reset(seed=3)
     neutral = export.neutral.unwrapped._obs()
-    assert obs["1"] == neutral[1] + 5 and obs["1"].dtype == np.int64
+    assert type(obs) is tuple and obs[1] == neutral[1] + 5 and obs[1].dtype == np.int64
     assert _equal(export.observation_lowering.decode(obs), neutral)
+
+
+def test_sb3s_flat_presentation_is_one_level_dict_and_maps_back():
+    export = lower(
+        spaces.Tuple([spaces.Box(0, 1, (2,)), spaces.Discrete(11, start=5), spaces.Dict(flag=spaces.MultiBinary(4))]),
+        path="observation",
+        options={FLAT: True},
+    )
+    assert list(export.space.spaces) == ["0", "1", "2/flag"]
+    value = (np.zeros(2, np.float32), np.int64(7), {"flag": np.ones(4, np.int8)})
+    assert export.encode(value)["1"] == 2 and _equal(export.decode(export.encode(value)), value)
 
 
 @pytest.mark.parametrize("layout, shape", [("CHW", (3, 40, 48)), ("HWC", (40, 48, 3))])
@@ -90,7 +101,7 @@ def test_hybrid_action_is_fine_for_plain_gymnasium():
     export = to_gymnasium("envbridge-test/Hybrid-v0")
     export.reset(seed=0)
     pos = export.neutral.unwrapped.pos
-    export.step({"0": np.int64(1), "1": np.array([0.0], np.float32)})
+    export.step((np.int64(1), np.array([0.0], np.float32)))  # a Tuple action, as Gymnasium's
     assert export.neutral.unwrapped.pos == min(pos + 1, 10)
 
 
@@ -138,7 +149,9 @@ def test_refuses_keys_that_collide_when_flattened():
         "observation['a/b'] must flatten to a key other than observation['a']['b']'s, got 'a/b'. "
         "Rename keys so that no key contains '/' (SB3 needs one level of Dict).",
     ):
-        to_gymnasium(env)
+        lower(env.observation_space, path="observation", options={FLAT: True})
+    nested = to_gymnasium(env).observation_space  # Gymnasium's own presentation keeps both keys apart
+    assert list(nested.spaces) == ["a", "a/b"] and list(nested["a"].spaces) == ["b"]
 
 
 def test_refuses_normalize_actions_for_a_discrete_action():
@@ -191,8 +204,8 @@ INVALID = [
     ),
     (
         "envbridge-test/Hybrid-v0",
-        {"0": 1},
-        "action must be a dict with the keys ['0', '1'], got ['0']. Pass one entry per key of env.action_space.",
+        (1,),
+        "action must be a tuple of 2 entries, got a tuple of 1. Pass one value per entry of the space.",
     ),
 ]
 

@@ -26,10 +26,10 @@ class _Spaces(bridge.Env):
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        return self.observation_space.sample(), {}
+        return self.observation_space.sample(self.np_random), {}
 
     def step(self, action):
-        return self.observation_space.sample(), 0.0, True, False, {}
+        return self.observation_space.sample(self.np_random), 0.0, True, False, {}
 
 
 def _box(shape, dtype=np.float32):
@@ -168,8 +168,8 @@ def test_a_registered_id_needs_no_import_and_a_bad_source_is_named():
     assert register(GridWorld) == "bridge.examples.gridworld.GridWorld"
     with raises_exactly(
         SpecError,
-        "rllib.register source must be a bridge.Env, its class, a factory, a registered id, module:attr or "
-        "path/to/file.py:attr, or a bridge.VectorEnv, got int. Pass e.g. 'envbridge/GridWorld-v0', or subclass "
+        "rllib.register source must be a bridge.Env, a gym, Gymnasium or dm_env env, its class, a factory, a "
+        "registered id, module:attr or path/to/file.py:attr, or a bridge.VectorEnv, got int. Pass e.g. 'envbridge/GridWorld-v0', or subclass "
         "bridge.Env.",
     ):
         register(3)

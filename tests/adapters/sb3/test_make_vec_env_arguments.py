@@ -43,3 +43,21 @@ def test_numpy_counts_are_fine():
         assert vec.num_envs == 2
     finally:
         vec.close()
+
+
+@pytest.mark.parametrize(
+    "steps, seed, text",
+    [
+        (2.5, 0, "sb3 train steps must be an int >= 1, got 2.5. Pass a whole number, e.g. steps=20000."),
+        (0, 0, "sb3 train steps must be an int >= 1, got 0. Pass a whole number, e.g. steps=20000."),
+        (10, -1, "sb3 train seed must be a non-negative int <= 4294967295, got -1. Pass e.g. seed=0."),
+        (10, "0", "sb3 train seed must be a non-negative int <= 4294967295, got '0'. Pass e.g. seed=0."),
+        (10, None, "sb3 train seed must be a non-negative int <= 4294967295, got None. Pass e.g. seed=0."),
+    ],
+)
+def test_train_types_its_steps_and_seed_before_building_anything(steps, seed, text):
+    # issue 40: train(..., steps=2.5) ran SB3 for 2.5 steps; the seed was named as make_vec_env's
+    from bridge.adapters.sb3 import train
+
+    with raises_exactly(SpecError, text):
+        train("PPO", "envbridge/GridWorld-v0", steps, seed=seed)

@@ -124,6 +124,7 @@ def test_her_relabels_through_the_batched_vec_envs_compute_reward():
     vec = make_vec_env(bridge.SyncVectorEnv([lambda: bridge.TimeLimit(GoalReach(), 5)] * 2), seed=0)
     buffer = HerReplayBuffer(64, vec.observation_space, vec.action_space, env=vec, n_envs=2, n_sampled_goal=2)
     obs = vec.reset()
+    vec.action_space.seed(0)
     for _ in range(12):
         actions = np.stack([vec.action_space.sample() for _ in range(2)])
         new_obs, rewards, dones, infos = vec.step(actions)
@@ -149,20 +150,20 @@ def test_one_env_instance_in_several_slots_is_refused_like_sb3_does():
 
 def test_the_batched_vec_env_renders_resets_and_reports_like_dummy_vec_env():
     vec = make_vec_env(bridge.SyncVectorEnv([lambda: GridWorld(render_mode="rgb_array")] * 2), seed=0)
-    vec.reset()
+    obs = vec.reset()
     assert [info["distance"] for info in vec.reset_infos] == [type_checked(i["distance"]) for i in vec.reset_infos]
     frame = vec.render()
     assert np.array_equal(frame, tile_images(vec.get_images())) and frame.dtype == np.uint8
     assert [image.shape for image in vec.get_images()] == [(80, 80, 3)] * 2
-    ended_seen = False
-    for _ in range(60):
-        _, _, dones, infos = vec.step(np.array([vec.action_space.sample() for _ in range(2)]))
+    ended = set()
+    for _ in range(12):  # a walk straight to the goal takes at most 8 steps on the 5x5 grid: each env ends
+        obs, _, dones, infos = vec.step(toward_the_goal(obs))
         assert all(info["TimeLimit.truncated"] is False for info in infos)  # on every env
         assert all(type(info["distance"]) is int for info in infos)  # not a numpy scalar
         for i in np.flatnonzero(dones):
-            ended_seen = True
+            ended.add(i)
             assert "terminal_observation" in infos[i] and type(vec.reset_infos[i]["distance"]) is int
-    assert ended_seen
+    assert ended == {0, 1}
     with raises_exactly(
         bridge.SpecError,
         "set_options options must be one options dict for every env of a batched VecEnv (they reset as one batch), "
@@ -172,6 +173,13 @@ def test_the_batched_vec_env_renders_resets_and_reports_like_dummy_vec_env():
         vec.set_options([{"a": 1}, {"a": 2}])
     vec.set_options([{}, {}])
     vec.close()
+
+
+def toward_the_goal(obs):
+    """GridWorld's action (0 up, 1 down, 2 left, 3 right) that moves each agent one cell nearer its
+    goal: x first, then y (an observation row is agent x, y, goal x, y)."""
+    ax, ay, gx, gy = obs.T
+    return np.where(ax != gx, np.where(gx > ax, 3, 2), np.where(gy > ay, 1, 0))
 
 
 def type_checked(value):

@@ -294,13 +294,11 @@ def test_train_saves_the_model_and_prints_the_mean_return(tmp_path, capsys):
     assert (tmp_path / "a2c_envbridge_GridWorld-v0.zip").exists()
 
 
-def test_train_refuses_an_algorithm_the_action_space_cannot_use(capsys):
+def test_train_refuses_an_algorithm_the_action_space_cannot_use(capsys, tmp_path):
     from bridge.cli import main
 
-    assert (
-        main(["train", "sb3", "--algo", "DQN", "--env", "envbridge/PointMass-v0", "--steps", "10", "--no-progress"])
-        == 2
-    )
+    argv = ["train", "sb3", "--algo", "DQN", "--env", "envbridge/PointMass-v0", "--steps", "10", "--no-progress"]
+    assert main(argv + ["--logdir", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == (
         "envbridge train sb3: SpecError: the action space for DQN must be Discrete, got Box(-1.0, 1.0, (2,), float32). "
         "Use PPO or A2C, or SAC/TD3 for a Box."

@@ -190,3 +190,37 @@ def test_a_snapshot_is_refused_after_close(mfiles):
     env.close()
     with pytest.raises(ContractError):
         env.clone_state()
+
+
+def test_octave_killed_while_idle_is_the_supervisors_death_message(mfiles):
+    import signal
+
+    env = rlFunctionEnv(OBS, ACT, "counter_step", "probe_reset")
+    try:
+        env.reset(seed=0)
+        process = env._host.session.process
+        os.kill(process.pid, signal.SIGKILL)
+        process.join(5.0)
+        text = (
+            "the Octave host of rlFunctionEnv counter_step in step() must keep its Octave process alive, got Octave "
+            "died (killed by signal 9). Find what ends Octave in the .m code (exit, quit, a crash); every worker of "
+            "this pool is closed."
+        )
+        with raises_exactly(ContractError, text):
+            env.step(np.int64(1))
+    finally:
+        env.close()
+
+
+def test_without_a_pidfd_octave_exiting_is_still_seen(mfiles, monkeypatch):
+    def unsupported(pid, flags=0):
+        raise OSError(38, "Function not implemented")  # an old kernel, or valgrind
+
+    monkeypatch.setattr(os, "pidfd_open", unsupported)
+    text = (
+        "the Octave host of rlFunctionEnv probe_step in step() must keep its Octave process alive, got Octave "
+        "died (exit code 3). Find what ends Octave in the .m code (exit, quit, a crash); every worker of this "
+        "pool is closed."
+    )
+    with raises_exactly(ContractError, text):
+        stepped("exit")
