@@ -1,6 +1,6 @@
 """One worker process per env behind the VectorEnv base (``bridge.vectorize(workers="process")``).
 
-The workers run :func:`bridge.workers.serve`; the parent supervises them with one
+The workers run :func:`bridge.vector.worker.serve`; the parent supervises them with one
 :class:`bridge.workers.Pool`: a worker that raises, dies (``os._exit``, a crash in native code, the
 OOM killer, killed while idle), sends a reply that cannot be pickled, or stays silent past
 ``timeout`` is a :class:`~bridge.errors.ContractError` naming the env index and the step, raised at
@@ -32,7 +32,8 @@ from bridge.vector.base import VectorStepResult
 from bridge.vector.infos import merge_env_infos
 from bridge.vector.shared import SharedBatches, attach
 from bridge.vector.sync import ScalarBatch, same_spaces
-from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, raised, serve, stop_processes, unpicklable
+from bridge.vector.worker import serve
+from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, raised, stop_processes, unpicklable
 
 __all__ = ["ProcessVectorEnv"]
 
