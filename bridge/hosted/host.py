@@ -7,7 +7,7 @@ It sends a hello naming its versions, then builds the env with the one resolver
 Replies are ``("ok", result)``, ``("refused", call, message, kind)`` (a refusal that leaves the env
 usable, as it would locally) or ``("error", call, "<Type>: <message>", traceback text)``.
 
-The env's outputs pass the same checks as a local export's (:class:`bridge.guard.Guard`: a
+The env's outputs pass the same checks as a local export's (:class:`bridge.guard.GuardedEnv`: a
 Python-float finite reward, Python-bool flags, a dict info, an observation of exactly its space, a
 ``reset(seed=...)`` that seeds the env); nothing is coerced with ``float()`` / ``bool()``.
 
@@ -32,7 +32,7 @@ import numpy as np
 
 from bridge import spaces
 from bridge.errors import BridgeError
-from bridge.guard import Guard
+from bridge.guard import GuardedEnv
 from bridge.hosted import protocol, wire
 from bridge.workers import describe
 
@@ -85,9 +85,7 @@ class Hosted:
 
     def __init__(self, envs: List[Any], region_fd: Optional[int]) -> None:
         self.envs, self.region_fd = envs, region_fd
-        self.guards = [Guard(env, "remote env") for env in envs]
-        for env, guard in zip(envs, self.guards):
-            guard.bind(env.step)
+        self.guards = [GuardedEnv(env, "remote env") for env in envs]
         self.region: Optional[wire.Region] = None
         self.spinner = wire.Spinner()
         space = envs[0].action_space
@@ -96,11 +94,11 @@ class Hosted:
     def answer(self, command: str, payload: Any) -> Any:
         env, guard = self.envs[0], self.guards[0]
         if command == "step":
-            return guard.checked_step(payload)
+            return guard.step(payload)
         if command == "reset":
-            return guard.reset(env.reset, payload["seed"], payload["options"])
+            return guard.reset(payload["seed"], payload["options"])
         if command == "reset_rows":  # a batch: [[row, seed], ...] and options, for a hosted vector
-            return [self.guards[i].reset(self.envs[i].reset, seed, payload["options"]) for i, seed in payload["rows"]]
+            return [self.guards[i].reset(seed, payload["options"]) for i, seed in payload["rows"]]
         if command == "clone_state":
             return env.clone_state(include_rng=payload)
         if command == "restore_state":
@@ -135,9 +133,7 @@ class Hosted:
         for i in np.flatnonzero(region.active).tolist():
             action = _row(region.actions, i)
             try:
-                obs, reward, terminated, truncated, info = self.guards[i].checked_step(
-                    int(action) if self.discrete else action
-                )
+                obs, reward, terminated, truncated, info = self.guards[i].step(int(action) if self.discrete else action)
             except Exception as e:  # noqa: BLE001 - reported to the driver, named there
                 return _reply("step", e, i), []
             _put_row(region.observations, i, obs)
