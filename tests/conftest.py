@@ -11,8 +11,9 @@ point there, and ``MPLCONFIGDIR`` (matplotlib's font cache, else written to ~/.c
 folder beside it. This happens in ``pytest_sessionstart``, before any test module is imported;
 pytest keeps the folder with its basetemp (the last 3 runs), so a run's files can still be read.
 Where that folder's path is too long for Ray's socket paths (AF_UNIX's 107 bytes: a long user name,
-or --basetemp), Ray gets ``RAY_TMPDIR``, a short ``ray-*`` folder in /tmp, removed at the end of the
-session after stopping a Ray instance a test left running.
+or --basetemp), Ray gets ``RAY_TMPDIR``, a short ``envbridge-ray-*`` folder in /tmp (a name no
+other session's check watches), removed at the end of the session after stopping a Ray instance a
+test left running.
 
 At the end of the session the run FAILS (exit status 1, a "leftovers" section in the summary that
 names each entry and the tests to look at) when the temp root it started with (normally /tmp), or
@@ -103,7 +104,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if "RAY_TMPDIR" not in os.environ and len(str(run_tmp)) + len(RAY_SOCKET) > AF_UNIX_MAX:
         # a long basetemp (a long user name, --basetemp): Ray would refuse its socket paths there, so it
         # gets a short folder of its own in the temp root, removed at the end of the session
-        ray_tmp = session.config.stash[_RAY_TMP] = tempfile.mkdtemp(prefix="ray-", dir=root)
+        ray_tmp = session.config.stash[_RAY_TMP] = tempfile.mkdtemp(prefix="envbridge-ray-", dir=root)
         os.environ["RAY_TMPDIR"] = ray_tmp
 
 

@@ -23,6 +23,7 @@ from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 from bridge.adapters.dm_env.lowering import dm_env, specs
+from bridge.adapters.importers.source import ForeignSpec
 from bridge.compat import optional_import
 
 from bridge import spaces, values
@@ -215,4 +216,6 @@ def from_dm_control(name: str) -> DmEnvSource:
     if (domain, task) not in suite.ALL_TASKS:
         fix = "Pick a pair of dm_control.suite.ALL_TASKS, e.g. dm_control:cartpole-swingup"
         raise SpecError(message("dm_control source", "name a suite task as DOMAIN-TASK", repr(name), fix))
-    return from_dm_env(lambda seed: suite.load(domain, task, task_kwargs={"random": seed}))
+    source = from_dm_env(lambda seed: suite.load(domain, task, task_kwargs={"random": seed}))
+    source.spec = ForeignSpec(f"dm_control:{name}")  # reports and messages name the suite task
+    return source

@@ -6,36 +6,36 @@ an envbridge fix where we know one (:mod:`bridge.adapters._shared.profile`).
 
 from __future__ import annotations
 
+import sys
 import warnings
-from typing import Any, Dict, Optional, Set
+from typing import Any, Dict, Set, Tuple
 
-from bridge.adapters._shared.profile import clean_text, run_runtime_checker
+from bridge.adapters._shared.profile import clean_text, exported_or_reported, run_runtime_checker
 from bridge.adapters.gymnasium.export import to_gymnasium
 from bridge.adapters.importers.source import ForeignEnv
 
 from bridge.checker.report import Report
-from bridge.errors import ConversionError
 
 T = "gymnasium"
-
-
-def export_or_report(env: Any, report: Report, target: str, **options: Any) -> Optional[Any]:
-    """``to_gymnasium(env)``, or None after recording the ConversionError as an error entry."""
-    try:
-        return to_gymnasium(env, **options)
-    except ConversionError as e:
-        report.add_exception(target, e, "the export", "See the message", "lowering")
-        return None
 
 
 def gymnasium_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) -> None:
     """Export ``env`` (with ``options``) and run ``gymnasium.utils.env_checker.check_env`` on it."""
     from gymnasium.utils.env_checker import check_env
 
-    export = export_or_report(env, report, T, **options)
+    export = exported_or_reported(to_gymnasium, env, report, T, options)
     if export is None:
         return
-    own = _own_warnings(env, check_env)
+    own, why = _own_warnings(env, check_env)
+    left_out: Set[str] = set()
+
+    def keep(w: Any) -> bool:  # the env's own declarations are not the export's to report
+        text = clean_text(w.message)
+        if text in own:
+            left_out.add(text)
+            return False
+        return True
+
     # without a spec Gymnasium cannot rebuild the env for other render modes (and warns so); an
     # imported env's render modes are its own (its "human" would open a window), not the export's
     skip_render = export.spec is None or isinstance(env.unwrapped, ForeignEnv)
@@ -44,30 +44,44 @@ def gymnasium_profile(env: Any, report: Report, seed: int, options: Dict[str, An
         T,
         "gymnasium.utils.env_checker.check_env",
         lambda: check_env(export, skip_render_check=skip_render),
-        keep=lambda w: clean_text(w.message) not in own,
+        keep=keep,
     )
-    if own:
+    if left_out:
         name = env.unwrapped.spec.id
         report.note(
             T,
-            f"Gymnasium's check_env gives {name} itself the same {len(own)} warning(s) (its own declarations): "
-            "left out here",
+            why.format(name=name, n=len(left_out)),
             "Nothing to do: they are about the env as its authors declared it, not about the export",
             "runtime-checker",
         )
     export.reset(seed=seed)
 
 
-def _own_warnings(env: Any, check_env: Any) -> Set[str]:
-    """The warnings Gymnasium's check_env gives the original of an env imported from Gymnasium
-    (advice about its own declarations, which the user of the import cannot act on); empty otherwise."""
+# Gymnasium's check_env on the unbounded Box of a dm_env spec (specs.Array): dm_control declares it so
+_UNBOUNDED = frozenset(
+    (
+        "A Box observation space minimum value is -infinity. This is probably too low.",
+        "A Box observation space maximum value is infinity. This is probably too high.",
+    )
+)
+
+
+def _own_warnings(env: Any, check_env: Any) -> Tuple[Set[str], str]:
+    """The check_env warnings about an imported env's own declarations (which the user of the import
+    cannot act on), and how the report says they were left out: for an env imported from Gymnasium,
+    what check_env says of the original itself; for a dm_env one, the unbounded specs it declares."""
     original = env.unwrapped
+    dm = sys.modules.get("bridge.adapters.dm_env.importer")  # imported already if this env is one of its
+    if dm is not None and isinstance(original, dm.DmEnvSource):
+        why = "{name} declares unbounded observation specs (dm_env's own): check_env's {n} warning(s) on them left out"
+        return set(_UNBOUNDED), why
     if not isinstance(original, ForeignEnv) or original.api != "gymnasium":
-        return set()
+        return set(), ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             check_env(original.env.unwrapped, skip_render_check=True)
         except Exception:  # its errors are the export's to report, as they are
             pass
-    return {clean_text(w.message) for w in caught}
+    why = "Gymnasium's check_env gives {name} itself the same {n} warning(s) (its own declarations): left out here"
+    return {clean_text(w.message) for w in caught}, why

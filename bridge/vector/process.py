@@ -25,12 +25,13 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from bridge import spaces
+from bridge.checks import step_output
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, error
 from bridge.vector.base import VectorStepResult
 from bridge.vector.infos import merge_env_infos
 from bridge.vector.shared import SharedBatches, attach
-from bridge.vector.sync import ScalarBatch, check_scalar_step, same_spaces
+from bridge.vector.sync import ScalarBatch, same_spaces
 from bridge.vector.worker import serve
 from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, raised, stop_processes, unpicklable
 
@@ -148,7 +149,7 @@ class ProcessVectorEnv(ScalarBatch):
         truncated = np.zeros(n, dtype=bool)
         infos: List[Optional[dict]] = [None] * n
         for i, reply in zip(chosen, self.pool.gather(chosen, "step")):
-            out = check_scalar_step(self._reply(i, reply, "step"), self.pool.name(i))
+            out = step_output(self._reply(i, reply, "step"), self.pool.name(i))
             obs, rewards[i], terminated[i], truncated[i], infos[i] = out
             if reply[0] != "shared":
                 self._keep_piped(i, obs, "step")

@@ -28,6 +28,7 @@ from bridge.errors import ContractError, SpecError, error
 
 __all__ = ["OctaveFunctions", "LoggedSignals", "seed_words"]
 
+_FLOAT64 = np.float64
 _SIGNATURES = {
     "StepFcn": (
         2,
@@ -125,6 +126,8 @@ class OctaveFunctions:
             for (_, dims, dtype), s in zip(channels, obs_specs)
         ]
         self.nobs = sum(n for n, _, _, _ in self.obs_layout)
+        one = self.obs_layout[0] if len(self.obs_layout) == 1 else None
+        self.plain = one[1] if one is not None and one[2] == np.float64 and not one[3] else None
         act_class, act_dims, _ = _channel(act_specs[0])
         self.num_envs, self.act_dims = num_envs, act_dims
         self.current: Any = LoggedSignals(self)
@@ -203,13 +206,16 @@ class OctaveFunctions:
     def step(self, Action: Any, Info: Any) -> Tuple[Any, Any, Any, LoggedSignals]:
         if Info is not self.current:
             self._put_back(Info)
-        payload = np.asarray(Action, dtype=np.float64).tobytes(order="F")
+        # a finite-set element is a numpy float64 scalar: its own bytes, one call
+        payload = Action.tobytes() if type(Action) is _FLOAT64 else np.asarray(Action, np.float64).tobytes("F")
         status, reply = self.session.step(payload)
         if status == _session.OK:
             data = self._doubles(reply, self.nobs + 2)
-            observation = self._observation(data)
-            done = data[-1]
-            return observation, float(data[-2]), bool(done), self._advance()
+            if self.plain is not None:  # one double channel: a read-only view the facade copies
+                observation = data[: self.nobs].reshape(self.plain, order="F")
+            else:
+                observation = self._observation(data)
+            return observation, float(data[-2]), bool(data[-1]), self._advance()
         return (*self._off_layout(status, reply, 3), self._advance())  # type: ignore[return-value]
 
     def reset(self, rng: np.random.Generator) -> Tuple[Any, LoggedSignals]:

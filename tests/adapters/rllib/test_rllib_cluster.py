@@ -3,11 +3,13 @@ connects with ``ray.init(address=...)``, PPO trains with one env runner on each 
 
 The cluster lives in its own network, PID and mount namespaces (``unshare``): only ``lo`` exists
 there, so every Ray process binds to 127.0.0.1 (Ray replaces a loopback address by the host's
-routable one when the host has one); ``/tmp/ray`` (Ray's sessions, sockets and logs) is a private
-tmpfs -- only that folder: the rest of ``/tmp`` may hold this very checkout -- so ``ray start``
-leaves no ``/tmp/ray/ray_current_cluster`` behind; and every process the test started is in that PID
-namespace, which the kernel empties when the test's ``unshare`` ends -- normally after
-``ray stop`` (which there sees only this cluster), on a failure, or when the timeout kills it.
+routable one when the host has one); Ray's folder (its sessions, sockets and logs: ``ray`` in
+``$RAY_TMPDIR``, else in ``$TMPDIR``, which tests/conftest.py sets to a folder short enough for
+Ray's socket paths) is a private tmpfs -- only that folder -- so ``ray start`` leaves no
+``ray_current_cluster`` behind for a later ``ray.init()``, and nothing in /tmp; and every process
+the test started is in that PID namespace, which the kernel empties when the test's ``unshare``
+ends -- normally after ``ray stop`` (which there sees only this cluster), on a failure, or when the
+timeout kills it.
 """
 
 from __future__ import annotations
@@ -31,13 +33,13 @@ PORT = 6390
 
 SCRIPT = """
 set -eu
-mkdir -p /tmp/ray && mount -t tmpfs tmpfs /tmp/ray
+mkdir -p "{ray_dir}" && mount -t tmpfs tmpfs "{ray_dir}"
 ip link set lo up
 export RAY_USAGE_STATS_ENABLED=0 RAY_AUTH_MODE=token RAY_AUTH_TOKEN={token} PYTHONPATH={tests}
 "{ray}" start --head --node-ip-address 127.0.0.1 --port {port} --num-cpus 1 --include-dashboard=false \\
-    --disable-usage-stats > /tmp/ray/head.log 2>&1 || {{ cat /tmp/ray/head.log; exit 10; }}
+    --disable-usage-stats > "{ray_dir}/head.log" 2>&1 || {{ cat "{ray_dir}/head.log"; exit 10; }}
 "{ray}" start --address 127.0.0.1:{port} --node-ip-address 127.0.0.1 --num-cpus 1 --disable-usage-stats \\
-    > /tmp/ray/worker.log 2>&1 || {{ cat /tmp/ray/worker.log; exit 11; }}
+    > "{ray_dir}/worker.log" 2>&1 || {{ cat "{ray_dir}/worker.log"; exit 11; }}
 set +e
 "{python}" "{driver}" 127.0.0.1:{port}
 rc=$?
@@ -58,6 +60,7 @@ def test_ppo_trains_on_a_two_node_loopback_cluster(tmp_path):
         python=sys.executable,
         driver=os.path.join(HERE, "cluster_driver.py"),
         port=PORT,
+        ray_dir=os.path.join(os.environ.get("RAY_TMPDIR") or os.environ["TMPDIR"], "ray"),
     )
     # --kill-child: if this test's unshare dies (timeout), the namespace's init and all in it die too
     command = ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "bash", "-c", script]
