@@ -24,13 +24,12 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable, Optional, Tuple
 
-from bridge.checks import copy_observation, kind_of, step_output, value_check
+from bridge.checks import kind_of, step_output
 from bridge.errors import BridgeError, ContractError, error
 from bridge.spaces import _describe_value
 
 __all__ = [
     "Guarded",
-    "GuardedEnv",
     "env_id",
     "kind_of",
     "generator_of",
@@ -194,46 +193,6 @@ class Guarded:
         if found is not None:
             self._end(f"a refused {where}" + ("" if where.startswith("reset") else f" at step {self._steps + 1}"))
             raise error(ContractError, *found)
-
-
-class GuardedEnv(Guarded):
-    """One env behind the guard with no lowering: what a host serving its client's export runs
-    (:mod:`bridge.hosted.host`), so a hosted env's outputs pass the checks a local export applies.
-    Plain methods; the output rule is the one check, :func:`bridge.checks.step_output`."""
-
-    def __init__(self, env: Any, label: str) -> None:
-        self.env, self.label = env, label
-        self._obs_check = value_check(env.observation_space, False)
-        self._start_lifecycle()
-
-    def _guarded(self) -> Any:
-        return self.env
-
-    def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        if self._lifecycle is not RUNNING:
-            self._misuse()
-        try:
-            out = self.env.step(action)
-        except BridgeError:
-            self._end(f"an exception at step {self._steps + 1}")
-            raise
-        except Exception as e:
-            raise self._user_exception(e) from e
-        self._refuse_output(out)  # raises unless the one check accepts it
-        if self._obs_check(out[0], "") is not None:
-            self._refuse_observation(self._obs_check, out[0], "step observation")
-        self._steps += 1
-        if out[2] or out[3]:
-            self._end_step(out[2])
-            out = (copy_observation(out[0]),) + out[1:]
-        return out
-
-    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, Any]:
-        return self._guarded_reset(self.env.reset, seed, options, self._obs_check)
-
-    def restart(self) -> None:
-        """A restored snapshot is a running episode, as in an export."""
-        self._restart()
 
 
 def seeded(env: Any, seed: int, before: Any) -> bool:
