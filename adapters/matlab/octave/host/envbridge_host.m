@@ -53,14 +53,14 @@ function envbridge_host (in_path, out_path, host_dir)
       end_try_catch
       % the fast layout: each channel of its spec's class and size, a real double Reward, a
       % logical (or 0/1 numeric) IsDone. Every builtin call costs ~19k instructions here (callgrind;
-      % the cart-pole step is ~950k), so the common case (one double channel) concatenates first and
-      % tests the result: a single or integer part makes it another class, a complex part complex,
+      % the cart-pole step is ~950k), so the common case (one double column channel) concatenates
+      % first and tests the result: a single or integer part makes it another class, a complex part complex,
       % a cell or struct part an error; then the two sizes. IsDone is then a logical or a real
       % double: Python tests its value (0 or 1; else it asks for the outputs, code 11).
       % isequal is an m-file, ~20x a builtin.
       if (odouble1)
         try
-          reply = [head0; o(:); r; d];
+          reply = [head0; o; r; d];  % a part that is not a column: an error (caught)
           if (isa (reply, "double") && isreal (reply) && size_equal (o, otemplate1) && size_equal (r, d, 1))
             fwrite (out, reply, "double");
             fflush (out);
@@ -124,7 +124,8 @@ function envbridge_host (in_path, out_path, host_dir)
         oclass = spec.obs_class; odims = spec.obs_dims; nobs = spec.nobs; head0 = [0; 8 * (nobs + 2)];
         otemplate = cellfun (@(dims) zeros (dims), odims, "UniformOutput", false);
         oclass1 = oclass{1}; otemplate1 = otemplate{1};
-        odouble1 = ochannels == 1 && strcmp (oclass1, "double");
+        % one double column channel: the step's fast layout concatenates o as it comes (o(:) costs 7k)
+        odouble1 = ochannels == 1 && strcmp (oclass1, "double") && iscolumn (otemplate1);
         nenv = spec.num_envs; Ls = cell (1, nenv); Lsprev = Ls;
         aclass = spec.act_class; adims = spec.act_dims; na = prod (adims);
         adouble = strcmp (aclass, "double");
