@@ -111,15 +111,18 @@ def check_timeout(timeout: Optional[float], owner: str) -> Optional[float]:
     return seconds_or_none(f"{owner} timeout", timeout)
 
 
-def stop_processes(processes: Sequence[Any], grace: float = 0.0) -> None:
+def stop_processes(processes: Sequence[Any], grace: float = 0.0, groups: Sequence[int] = ()) -> None:
     """Join each process for up to ``grace`` seconds in all, then terminate (and kill) the rest.
 
     A worker started by :func:`bridge.vector.worker.serve` leads its own process group, so what the env itself forked
     is killed with it (else it would outlive the pool, reparented to init). A process that knows its
     group from the start (``group``: a host started in a session of its own) is not asked: a host
     that crashed is reaped already, and its children still run in its group."""
-    groups = [p.group if getattr(p, "group", None) else p.pid for p in processes]
-    groups = [g for p, g in zip(processes, groups) if getattr(p, "group", None) or _leads_group(g)]
+    known = [p.group if getattr(p, "group", None) else p.pid for p in processes]
+    known = [g for p, g in zip(processes, known) if getattr(p, "group", None) or _leads_group(g)]
+    groups = list(
+        dict.fromkeys([*groups, *known])
+    )  # ``groups``: noted earlier (a worker reaped at once is asked in vain)
     deadline = time.monotonic() + grace
     for process in processes:
         process.join(max(0.0, deadline - time.monotonic()))
@@ -189,11 +192,18 @@ class Pool:
         self.on_death, self.on_garbled = on_death, on_garbled
         self.closed = False
         self.failure = ""
+        self.groups: List[int] = []  # process groups the workers lead (see remember_groups)
         self._poll: Any = None  # one poll object per pool, built at the first wait (see _ready)
         self._by_fd: Dict[int, Any] = {}
 
     def name(self, index: int) -> str:
         return self.names[index] if index < len(self.names) else f"env {index}"
+
+    def remember_groups(self) -> None:
+        """Note the process groups the workers lead now (once built): a worker that exits on
+        close may be reaped at once by its parent (the forkserver), and its group is then asked in
+        vain while the env's own children still run in it."""
+        self.groups = [p.pid for p in self.processes if _leads_group(p.pid)]
 
     def require_open(self) -> None:
         """The ContractError of a closed or poisoned pool."""
@@ -306,7 +316,7 @@ class Pool:
     def stop(self, grace: float) -> None:
         """Terminate and join every worker, close every pipe end; safe to call twice."""
         self.closed = True
-        stop_processes(self.processes, grace)
+        stop_processes(self.processes, grace, self.groups)
         for conn in self.conns:
             try:
                 conn.close()

@@ -7,7 +7,8 @@ It sends a hello naming its versions, then builds the env with the one resolver
 Replies are ``("ok", result)``, ``("refused", call, message, kind)`` (a refusal that leaves the env
 usable, as it would locally) or ``("error", call, "<Type>: <message>", traceback text)``.
 
-The env's outputs pass the same checks as a local export's (:class:`bridge.guard.Guard`: a
+The env's outputs pass the same checks as a local export's (:class:`bridge.guard.Guarded` and
+:func:`bridge.checks.step_output`: a
 Python-float finite reward, Python-bool flags, a dict info, an observation of exactly its space, a
 ``reset(seed=...)`` that seeds the env); nothing is coerced with ``float()`` / ``bool()``.
 
@@ -31,8 +32,9 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from bridge import spaces
+from bridge.checks import copy_observation, step_output, value_check
 from bridge.errors import BridgeError
-from bridge.guard import Guard
+from bridge.guard import RUNNING, Guarded, env_id
 from bridge.hosted import protocol, wire
 from bridge.workers import describe
 
@@ -79,15 +81,53 @@ def build(payload: Any) -> Tuple[List[Any], dict]:
     return envs, description
 
 
+class HostGuard(Guarded):
+    """One hosted env behind the exports' lifecycle and output checks (the same messages)."""
+
+    label = "remote env"
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+        self.check = value_check(env.observation_space, False)
+        self._start_lifecycle()
+
+    def _guarded(self) -> Any:
+        return self.env
+
+    def reset(self, seed: Optional[int], options: Optional[dict]) -> Tuple[Any, Any]:
+        return self._guarded_reset(self.env.reset, seed, options, self.check)
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
+        if self._lifecycle is not RUNNING:
+            self._misuse()
+        try:
+            out = self.env.step(action)
+        except BridgeError:
+            self._end(f"an exception at step {self._steps + 1}")
+            raise
+        except Exception as e:
+            raise self._user_exception(e) from e
+        try:
+            step_output(out, env_id(self.env))
+        except BridgeError:
+            self._end(f"a refused step() output at step {self._steps + 1}")
+            raise
+        if self.check(out[0], "") is not None:
+            self._refuse_observation(self.check, out[0], "step observation")
+        self._steps += 1
+        if out[2] or out[3]:
+            self._end_step(out[2])
+            out = (copy_observation(out[0]),) + out[1:]  # it outlives the reset that follows
+        return out
+
+
 class Hosted:
     """The built envs, each behind the guard that checks its outputs as a local export does, and
     (once attached) the shared-memory region their steps go through."""
 
     def __init__(self, envs: List[Any], region_fd: Optional[int]) -> None:
         self.envs, self.region_fd = envs, region_fd
-        self.guards = [Guard(env, "remote env") for env in envs]
-        for env, guard in zip(envs, self.guards):
-            guard.bind(env.step)
+        self.guards = [HostGuard(env) for env in envs]
         self.region: Optional[wire.Region] = None
         self.spinner = wire.Spinner()
         space = envs[0].action_space
@@ -96,16 +136,16 @@ class Hosted:
     def answer(self, command: str, payload: Any) -> Any:
         env, guard = self.envs[0], self.guards[0]
         if command == "step":
-            return guard.checked_step(payload)
+            return guard.step(payload)
         if command == "reset":
-            return guard.reset(env.reset, payload["seed"], payload["options"])
+            return guard.reset(payload["seed"], payload["options"])
         if command == "reset_rows":  # a batch: [[row, seed], ...] and options, for a hosted vector
-            return [self.guards[i].reset(self.envs[i].reset, seed, payload["options"]) for i, seed in payload["rows"]]
+            return [self.guards[i].reset(seed, payload["options"]) for i, seed in payload["rows"]]
         if command == "clone_state":
             return env.clone_state(include_rng=payload)
         if command == "restore_state":
             env.restore_state(payload)
-            guard.restart()  # a restored snapshot is a running episode, as in an export
+            guard._restart()  # a restored snapshot is a running episode, as in an export
             return None
         if command == "render":
             return env.render()
@@ -135,9 +175,7 @@ class Hosted:
         for i in np.flatnonzero(region.active).tolist():
             action = _row(region.actions, i)
             try:
-                obs, reward, terminated, truncated, info = self.guards[i].checked_step(
-                    int(action) if self.discrete else action
-                )
+                obs, reward, terminated, truncated, info = self.guards[i].step(int(action) if self.discrete else action)
             except Exception as e:  # noqa: BLE001 - reported to the driver, named there
                 return _reply("step", e, i), []
             _put_row(region.observations, i, obs)

@@ -100,6 +100,7 @@ class ProcessVectorEnv(ScalarBatch):
         names = [f"env {i}" for i in range(self.num_envs)]
         self.pool = Pool(processes, conns, names, self.timeout, self._where, "ProcessVectorEnv", on_stop=self._release)
         replies = self.pool.gather(range(self.num_envs), "build", "at construction")
+        self.pool.remember_groups()  # each worker leads its group before it builds its env
         described = [self._reply(i, reply, "build") for i, reply in enumerate(replies)]
         self.pool.names = [f"env {i} ({d[4]})" for i, d in enumerate(described)]
         same_spaces([(d[0], d[1]) for d in described], self.close)
