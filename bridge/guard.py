@@ -28,7 +28,17 @@ from bridge.checks import kind_of, step_output
 from bridge.errors import BridgeError, ContractError, error
 from bridge.spaces import _describe_value
 
-__all__ = ["Guarded", "env_id", "kind_of", "generator_of", "seeded", "unseeded_reset", "NEW", "RUNNING", "CLOSED"]
+__all__ = [
+    "Guarded",
+    "env_id",
+    "kind_of",
+    "generator_of",
+    "seeded",
+    "unseeded_reset",
+    "NEW",
+    "RUNNING",
+    "CLOSED",
+]
 
 # lifecycle states (ints: the per-step test is one identity comparison)
 NEW, RUNNING, ENDED, CLOSED = 0, 1, 2, 3
@@ -170,7 +180,8 @@ class Guarded:
         )
 
     def _refuse_output(self, out: Any) -> None:
-        """A step output the fast test did not accept: the one check says why (the episode ends)."""
+        """A step output the fast test did not accept: the one check says why (the episode ends;
+        nothing happens when it accepts ``out``)."""
         try:
             step_output(out, env_id(self._guarded()))
         except ContractError:
