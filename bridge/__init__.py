@@ -14,6 +14,7 @@ from bridge.checker import Problem, Report, check
 from bridge.env import Env, TimeLimit, Wrapper
 from bridge.errors import BridgeError, ContractError, ConversionError, MissingDependencyError, SpecError
 from bridge.hosted.client import RemoteEnv, remote
+from bridge.hosted.vector import RemoteVectorEnv, remote_vector
 from bridge.registry import EnvSpec, make, register, registry
 from bridge.vector import SyncVectorEnv, VectorEnv, vectorize
 
@@ -28,6 +29,8 @@ __all__ = [
     "vectorize",
     "remote",
     "RemoteEnv",
+    "remote_vector",
+    "RemoteVectorEnv",
     "register",
     "make",
     "registry",

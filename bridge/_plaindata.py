@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
-from bridge.errors import ContractError, SpecError, message
+from bridge.errors import ContractError, SpecError, error, message
 from bridge.safe_json import short_json
 
 ARRAY, SCALAR, TUPLE, DICT = "__ndarray__", "__scalar__", "__tuple__", "__dict__"
@@ -31,13 +31,12 @@ def encode(tree: Any, leaf: Leaf, max_depth: int) -> Tuple[Any, int]:
     def node(depth: int) -> int:
         nonlocal deepest
         if depth > max_depth:
-            raise SpecError(
-                message(
-                    "snapshot",
-                    f"nest at most {max_depth} levels once saved (Limits.max_json_depth)",
-                    "a deeper tree (or a cycle)",
-                    "Flatten the state in get_state()",
-                )
+            raise error(
+                SpecError,
+                "snapshot",
+                f"nest at most {max_depth} levels once saved (Limits.max_json_depth)",
+                "a deeper tree (or a cycle)",
+                "Flatten the state in get_state()",
             )
         deepest = max(deepest, depth)
         return depth
@@ -49,7 +48,7 @@ def encode(tree: Any, leaf: Leaf, max_depth: int) -> Tuple[Any, int]:
             node(depth + extra)
         elif isinstance(value, dict):
             if not all(isinstance(k, str) for k in value):
-                raise SpecError(message("snapshot dict keys", "be str", list(value), "Use string keys"))
+                raise error(SpecError, "snapshot dict keys", "be str", list(value), "Use string keys")
             if MARKERS.isdisjoint(value):
                 out: Dict[str, Any] = dict.fromkeys(value)
                 holder[slot], inner = out, node(depth + 1)
@@ -67,26 +66,23 @@ def encode(tree: Any, leaf: Leaf, max_depth: int) -> Tuple[Any, int]:
         elif value is None or isinstance(value, (bool, int, float, str)):
             holder[slot] = value
         else:
-            raise SpecError(
-                message(
-                    "snapshot leaf",
-                    "be a dict, list, tuple, ndarray, numpy scalar, str, int, float, bool or None",
-                    type(value).__name__,
-                    "Convert custom objects to plain data in get_state()",
-                )
+            raise error(
+                SpecError,
+                "snapshot leaf",
+                "be a dict, list, tuple, ndarray, numpy scalar, str, int, float, bool or None",
+                type(value).__name__,
+                "Convert custom objects to plain data in get_state()",
             )
     return root[0], deepest
 
 
 def plain(array: np.ndarray) -> np.ndarray:
     if array.dtype.kind not in PLAIN_KINDS or array.dtype.fields is not None:
-        raise SpecError(
-            message("snapshot array", "have a numeric or string dtype", str(array.dtype), "Store plain arrays")
+        raise error(
+            SpecError, "snapshot array", "have a numeric or string dtype", str(array.dtype), "Store plain arrays"
         )
     if array.dtype.itemsize == 0:
-        raise SpecError(
-            message("snapshot array", "have a dtype of non-zero size", array.dtype.str, "Store plain arrays")
-        )
+        raise error(SpecError, "snapshot array", "have a dtype of non-zero size", array.dtype.str, "Store plain arrays")
     return array
 
 

@@ -12,7 +12,6 @@ shows the chained cause's).
 from __future__ import annotations
 
 import argparse
-import functools
 import logging
 import os
 import re
@@ -22,7 +21,7 @@ from typing import Any, Callable, List, NoReturn, Optional
 
 from bridge import runtimes
 from bridge.errors import BridgeError, SpecError, error
-from bridge.hosted.client import host_python, remote
+from bridge.hosted.client import host_python, hosted_factory
 from bridge.loading import SCHEMES, Source, env_source, import_modules, importable_cwd, load_env
 from bridge.registry import register
 
@@ -122,15 +121,7 @@ def host_remotely(args: argparse.Namespace, key: str) -> None:
     host_python(args.host_python)  # refused here, before anything starts
     hosted = "remote/" + re.sub(r"[^\w:.-]+", "_", args.env)  # an id every runtime's registry accepts
     options = {"drop_keys": list(args.drop_keys)} if args.drop_keys else None
-    build = functools.partial(
-        remote,
-        args.env,
-        python=args.host_python,
-        imports=tuple(args.imports),
-        wrappers=tuple(args.wrappers),
-        import_options=options,
-    )
-    register(hosted, build)
+    register(hosted, hosted_factory(args.env, args.host_python, args.imports, args.wrappers, options))
     args.env_name, args.env, args.wrappers, args.drop_keys = args.env, hosted, [], []
 
 

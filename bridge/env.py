@@ -157,9 +157,13 @@ class Env:
     metadata: Dict[str, Any] = {"render_modes": [], "render_fps": None}
     render_mode: Optional[str] = None
     determinism: str = "none"
-    # the largest difference in ulps the env may show between the eras (numpy 1.19 / numpy 2) for the
-    # same state and action; 0: bit for bit. Read by the cross-era conformance (docs/conformance.md)
+    # the largest difference in ulps the env may show on another platform (the numpy eras, another CPU or
+    # BLAS kernel) for the same state and action; 0: bit for bit. Read by the conformance (docs/conformance.md)
     cross_era_ulps: int = 0
+    # whether clone_state() can be restored in another process (plain data: True for every env that
+    # implements get_state/set_state); a tape records snapshots only of such envs (an imported env's
+    # default snapshot is a pickle signed for its own process: bridge.adapters.importers.source)
+    portable_snapshots: bool = True
     spec: Any = None
     # how the author wrote the env, so that fixes name what they wrote: "class" (a bridge.Env
     # subclass) or "matlab-function" (rlFunctionEnv's step and reset functions)

@@ -13,24 +13,30 @@ DreamerV2), False where float64 reaches the user unchanged (Gymnasium, gym 0.23,
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
+from bridge import runtimes
 from bridge.errors import SpecError, error
+from bridge.registry import load_entry_point, registry
 from bridge.workers import DEFAULT_TIMEOUT, seconds_or_none
 
-__all__ = ["Option", "OPTIONS", "RUNTIME_PRECISION", "resolve", "split"]
+__all__ = ["Option", "OPTIONS", "RUNTIME_PRECISION", "resolve", "split", "declared", "value_options", "honoured_by"]
 
 RUNTIME_PRECISION = "the runtime's compute precision"  # the default of float64_as_float32
 Check = Callable[[str, Any], Any]
 
 
 class Option:
-    """One export option: its meaning, its default and the check of a value (returns it normalized)."""
+    """One export option: its meaning, its default, the check of a value (returns it normalized),
+    and whether it changes what an export presents (``value``: a snapshot carries it, and a
+    restore into an export built with another value is refused)."""
 
-    __slots__ = ("name", "check", "default", "meaning")
+    __slots__ = ("name", "check", "default", "meaning", "value")
 
-    def __init__(self, name: str, check: Check, default: Any, meaning: str) -> None:
-        self.name, self.check, self.default, self.meaning = name, check, default, meaning
+    def __init__(self, name: str, check: Check, default: Any, meaning: str, value: bool = False) -> None:
+        self.name, self.check, self.default, self.meaning, self.value = name, check, default, meaning, value
 
     def __repr__(self) -> str:
         return f"Option({self.name!r}, default={self.default!r})"
@@ -102,21 +108,24 @@ OPTIONS: Dict[str, Option] = {
         Option("check_actions", _flag, True, "check every action in the runtime's terms before the env moves"),
         Option("strict", _flag, False, "also check the float bounds of every observation (not free)"),
         Option(
+            "image_layout", _choice("CHW", "HWC"), "CHW", "how images are presented: CHW (SB3's CNN) or HWC", value=True
+        ),
+        Option("normalize_actions", _flag, False, "expose a bounded float Box action as [-1, 1]", value=True),
+        Option(
             "float64_as_float32",
             _flag,
             RUNTIME_PRECISION,
             "present float64 Box observations as float32 (rounded to nearest, announced by the check)",
+            value=True,
         ),
-        Option("normalize_actions", _flag, False, "expose a bounded float Box action as [-1, 1]"),
-        Option("image_layout", _choice("CHW", "HWC"), "CHW", "how images are presented: CHW (SB3's CNN) or HWC"),
         Option("max_episode_steps", _count(1, True), None, "cap episodes with bridge.TimeLimit (truncated=True)"),
         Option(
             "autoreset_mode", _choice(None, "next-step", "same-step", "disabled"), None, "the autoreset mode presented"
         ),
-        Option("size", _size, (64, 64), "the image size DreamerV2's ResizeImage produces"),
+        Option("size", _size, (64, 64), "the image size DreamerV2's ResizeImage produces", value=True),
         Option("time_limit", _count(0, False), 0, "DreamerV2's own TimeLimit duration (0: none)"),
         Option("parallel", _choice(None, "thread", "process"), None, "DreamerV2's common.Async strategy"),
-        Option("action_bounds", _bounds, None, "finite (low, high) for a Box action with infinite bounds"),
+        Option("action_bounds", _bounds, None, "finite (low, high) for a Box action with infinite bounds", value=True),
         Option("seed", _seed, None, "the seed of the first reset"),
         Option("timeout", seconds_or_none, DEFAULT_TIMEOUT, "seconds a worker may answer one call in (None/inf: none)"),
     )
@@ -159,3 +168,83 @@ def resolve(
         else:
             out[name] = float32 if option.default is RUNTIME_PRECISION else option.default
     return out
+
+
+def value_options() -> Tuple[str, ...]:
+    """The options that change what an export presents (snapshots carry them, in the catalogue's order)."""
+    return tuple(name for name, option in OPTIONS.items() if option.value)
+
+
+def honoured_by(runtime: str, batch: Optional[bool] = False) -> Tuple[str, ...]:
+    """The options ``runtime``'s scalar export (``batch=False``), batched export (True) or either
+    (None: one entry point that builds both, as SB3's ``make_vec_env``) honours (its row)."""
+    row = runtimes.get(runtime)
+    if batch is None:
+        return row.options + tuple(n for n in row.batch_options if n not in row.options)
+    return row.batch_options if batch else row.options
+
+
+def declared(
+    runtime: str,
+    export: str,
+    given: Dict[str, Any],
+    env_kwargs: Optional[Dict[str, Any]] = None,
+    *,
+    batch: Optional[bool] = False,
+    source: Any = None,
+) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """``given`` (an export's keywords) -> (its options, checked, defaults filled in; the env's
+    kwargs), before anything is built. Names of the catalogue are options; ``env_kwargs=`` (among
+    ``given`` or passed here) holds env kwargs whatever their names. A keyword that is neither an
+    option nor an argument the env's constructor names (when ``source``'s signature says) is
+    refused by name, with the nearest option suggested."""
+    given = dict(given)
+    kwargs = {**(given.pop("env_kwargs", None) or {}), **(env_kwargs or {})}
+    options, rest = split(given)
+    row = runtimes.get(runtime)
+    checked = resolve(export, honoured_by(runtime, batch), options, row.float32, row.refusals)
+    if rest and source is not None:
+        _refuse_strangers(export, honoured_by(runtime, batch), rest, source)
+    return checked, {**rest, **kwargs}
+
+
+def _refuse_strangers(export: str, honoured: Tuple[str, ...], names: Dict[str, Any], source: Any) -> None:
+    """Refuse a keyword the env's constructor does not take (a typo of an option, mostly)."""
+    takes = _parameters(source)
+    if takes is None:
+        return
+    for name in names:
+        if name in takes:
+            continue
+        near = difflib.get_close_matches(name, list(OPTIONS), n=1, cutoff=0.75)
+        hint = f"Did you mean {near[0]}?" if near else f"The env takes {sorted(takes) or 'no keyword'}"
+        raise _refuse(
+            f"{export} keyword", f"be one of its options {list(honoured)} or an argument of the env", name, hint
+        )
+
+
+def _parameters(source: Any) -> Optional[set]:
+    """The keyword names the env's constructor (or factory) takes, or None when it takes any
+    (``**kwargs``) or its signature cannot be read."""
+    target = source
+    if isinstance(source, str):
+        spec = registry.get(source)
+        if spec is None:
+            return None  # module:attr and schemes: the resolver reads them (and names their errors)
+        try:
+            target = load_entry_point(spec.entry_point)
+        except Exception:  # noqa: BLE001 - the resolver raises it with its own message
+            return None
+    if not callable(target):
+        return None
+    try:
+        signature = inspect.signature(target)
+    except (TypeError, ValueError):
+        return None
+    names = set()
+    for parameter in signature.parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            return None
+        if parameter.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+            names.add(parameter.name)
+    return names

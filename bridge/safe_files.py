@@ -53,6 +53,9 @@ class Limits:
         max_string_chars: characters of one element of a string array.
         max_json_bytes: characters of a JSON text (a manifest, a snapshot's tree).
         max_json_depth: nesting of a JSON text (parsed without recursion up to this depth).
+        max_json_containers: lists and dicts of a JSON text (what it expands to once parsed:
+            an empty dict is ~100 bytes of memory for 3 characters of text).
+        max_json_values: values of a JSON text (containers, numbers, strings, ...).
         max_directory_bytes: the zip's central directory.
     """
 
@@ -66,6 +69,8 @@ class Limits:
         max_string_chars: int = 1_000_000,
         max_json_bytes: int = 64 * 2**20,
         max_json_depth: int = 1024,
+        max_json_containers: int = 2**20,
+        max_json_values: int = 2**23,
         max_directory_bytes: int = 16 * 2**20,
     ) -> None:
         self.max_file_bytes = max_file_bytes
@@ -75,6 +80,8 @@ class Limits:
         self.max_string_chars = max_string_chars
         self.max_json_bytes = max_json_bytes
         self.max_json_depth = max_json_depth
+        self.max_json_containers = max_json_containers
+        self.max_json_values = max_json_values
         self.max_directory_bytes = max_directory_bytes
 
 

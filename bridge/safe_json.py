@@ -5,6 +5,12 @@ deep document (or deep in a caller's stack). Here the depth is measured first, w
 shallow documents (the common case) then go through the C ``json`` module, deeper ones up to the
 caller's limit through a small iterative parser that accepts exactly what ``json.loads`` accepts
 (including ``NaN`` / ``Infinity``, which ``json.dumps`` writes for non-finite floats).
+
+A text is also bounded by what it expands to, not only by its length: 60 MB of ``{},`` are twenty
+million dicts (gigabytes once parsed). Before parsing, a text longer than the limits on containers
+and values (it cannot hold more of them than it has characters) has its containers (``[`` / ``{``)
+and values (separators ``,`` plus containers) counted outside strings, vectorized, and is refused
+past :attr:`Limits.max_json_containers` / :attr:`Limits.max_json_values`.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ __all__ = [
     "parse_json",
     "read_json_file",
     "depth_of_text",
+    "shape_of_text",
     "depth_of",
     "loads",
     "dumps",
@@ -36,21 +43,31 @@ FAST_DEPTH = 100  # documents at most this deep use the json module's C code
 # a JSON string: from an opening quote to the closing one, or to the end of a text that never
 # closes it (so the pattern never backtracks: linear time on any input)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)', re.DOTALL)
-_OPEN, _CLOSE = (ord("["), ord("{")), (ord("]"), ord("}"))
+_OPEN, _CLOSE, _COMMA = (ord("["), ord("{")), (ord("]"), ord("}")), ord(",")
 _CHUNK = 1 << 20
 
 
 def depth_of_text(text: str) -> int:
     """The deepest nesting of ``[`` / ``{`` in ``text`` outside strings (vectorized, no parsing)."""
+    return shape_of_text(text)[0]
+
+
+def shape_of_text(text: str) -> Tuple[int, int, int]:
+    """``(depth, containers, values)`` of ``text`` outside strings, vectorized, without parsing:
+    the deepest nesting, the ``[`` / ``{`` it opens, and its values (each ``,`` separates one more;
+    each container is one; a key counts with its value). An upper bound for text that is not JSON."""
     bare = np.frombuffer(_STRING.sub('""', text).encode("utf-8", "ignore"), dtype=np.uint8)
-    deepest = level = 0
+    deepest = level = containers = commas = 0
     for start in range(0, len(bare), _CHUNK):
         chunk = bare[start : start + _CHUNK]
-        step = np.isin(chunk, _OPEN).astype(np.int64) - np.isin(chunk, _CLOSE)
+        opens = np.isin(chunk, _OPEN)
+        step = opens.astype(np.int64) - np.isin(chunk, _CLOSE)
+        containers += int(np.count_nonzero(opens))
+        commas += int(np.count_nonzero(chunk == _COMMA))
         if step.size:
             running = level + np.cumsum(step)
             deepest, level = max(deepest, int(running.max())), int(running[-1])
-    return deepest
+    return deepest, containers, commas + containers + 1
 
 
 def depth_of(tree: Any) -> int:
@@ -131,9 +148,18 @@ def parse_json(text: str, *, subject: str, fix: str, limits: Limits = LIMITS) ->
         expectation = f"be at most {limits.max_json_bytes:,} characters of JSON (Limits.max_json_bytes)"
         raise refuse(expectation, f"{len(text):,} characters")
     opens = text.count("[") + text.count("{")  # no deeper than its opening brackets: small texts skip the scan
-    depth = opens if opens <= min(FAST_DEPTH, limits.max_json_depth) else depth_of_text(text)
+    counted = len(text) > min(limits.max_json_containers, limits.max_json_values)  # else it holds too few to matter
+    if counted or opens > min(FAST_DEPTH, limits.max_json_depth):
+        depth, containers, values = shape_of_text(text)
+    else:
+        depth, containers, values = opens, 0, 0
     if depth > limits.max_json_depth:
         raise refuse(f"nest at most {limits.max_json_depth:,} levels (Limits.max_json_depth)", f"{depth:,} levels")
+    if containers > limits.max_json_containers:
+        expectation = f"open at most {limits.max_json_containers:,} lists and dicts (Limits.max_json_containers)"
+        raise refuse(expectation, f"{containers:,}")
+    if values > limits.max_json_values:
+        raise refuse(f"hold at most {limits.max_json_values:,} values (Limits.max_json_values)", f"{values:,}")
     try:
         return loads(text, depth)
     except ValueError as e:

@@ -14,28 +14,26 @@ from __future__ import annotations
 
 import math
 import os
-import pickle
 import select
 import signal
 import time
-import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from bridge.errors import ContractError, SpecError, error
 
 __all__ = [
     "Pool",
-    "apply",
     "DEFAULT_TIMEOUT",
     "BUILD_TIMEOUT",
     "check_timeout",
     "raised",
     "died",
     "timed_out",
+    "stalled",
     "unpicklable",
     "describe",
     "stop_processes",
-    "serve",
+    "apply",
 ]
 
 DEFAULT_TIMEOUT = 60.0  # seconds a worker may take to answer one reset/step before it counts as hung
@@ -43,6 +41,7 @@ _MAX_WAIT = 86400.0  # seconds of one poll: poll() takes a C int of milliseconds
 BUILD_TIMEOUT = 300.0  # building an env may import heavy frameworks first (TensorFlow, torch)
 _CALLS = {"build": "constructor", "start": "constructor", "reset": "reset()", "step": "step()"}
 Complaint = Tuple[str, str, str]  # (expectation, actual, fix) of the house sentence
+_FIX_HUNG = "Find where the env blocks, or pass a larger timeout"
 
 
 # -- what a failed worker is told --------------------------------------------------------------
@@ -69,10 +68,19 @@ def died(process: Any) -> Complaint:
 def timed_out(call: str, timeout: float) -> Complaint:
     """The worker did not answer ``call`` within ``timeout`` seconds."""
     expectation = f"answer a {call} call within {timeout:g} s"
-    fix = "Find where the env blocks, or pass a larger timeout"
+    fix = _FIX_HUNG
     if call == "build":  # say what governs building: not the per-call timeout alone
         fix = f"Find where the env's constructor blocks; building may take max(timeout, {BUILD_TIMEOUT:g} s)"
     return expectation, "no answer (the worker is still running)", fix
+
+
+def stalled(call: str, text: str, reading: bool) -> Complaint:
+    """A peer that stopped in the middle of a frame of ``call``, its reply (``reading``) or our
+    request (``text``: how much moved, e.g. "4 of the 8 bytes of a frame's length, then silence
+    until 2 s had passed")."""
+    expectation = f"send its {call} reply whole" if reading else f"take the whole {call} request"
+    fix = "Find where the worker stops (is it stopped, busy, or not speaking our frames?), or pass a larger timeout"
+    return expectation, text + " (the worker is still running)", fix
 
 
 def build_limit(timeout: Optional[float]) -> float:
@@ -103,12 +111,18 @@ def check_timeout(timeout: Optional[float], owner: str) -> Optional[float]:
     return seconds_or_none(f"{owner} timeout", timeout)
 
 
-def stop_processes(processes: Sequence[Any], grace: float = 0.0) -> None:
+def stop_processes(processes: Sequence[Any], grace: float = 0.0, groups: Sequence[int] = ()) -> None:
     """Join each process for up to ``grace`` seconds in all, then terminate (and kill) the rest.
 
-    A worker started by :func:`serve` leads its own process group, so what the env itself forked
-    is killed with it (else it would outlive the pool, reparented to init)."""
-    groups = [p.pid for p in processes if _leads_group(p.pid)]  # asked while each can still answer
+    A worker started by :func:`bridge.vector.worker.serve` leads its own process group, so what the env itself forked
+    is killed with it (else it would outlive the pool, reparented to init). A process that knows its
+    group from the start (``group``: a host started in a session of its own) is not asked: a host
+    that crashed is reaped already, and its children still run in its group."""
+    known = [p.group if getattr(p, "group", None) else p.pid for p in processes]
+    known = [g for p, g in zip(processes, known) if getattr(p, "group", None) or _leads_group(g)]
+    groups = list(
+        dict.fromkeys([*groups, *known])
+    )  # ``groups``: noted earlier (a worker reaped at once is asked in vain)
     deadline = time.monotonic() + grace
     for process in processes:
         process.join(max(0.0, deadline - time.monotonic()))
@@ -124,6 +138,12 @@ def stop_processes(processes: Sequence[Any], grace: float = 0.0) -> None:
             os.killpg(group, signal.SIGKILL)
         except OSError:  # none left
             pass
+
+
+def _buffered(conn: Any) -> bool:
+    """A connection that reads ahead (a remote host's frames) holds a whole message already."""
+    buffered = getattr(conn, "buffered", None)
+    return buffered is not None and buffered()
 
 
 def _leads_group(pid: Optional[int]) -> bool:
@@ -172,11 +192,18 @@ class Pool:
         self.on_death, self.on_garbled = on_death, on_garbled
         self.closed = False
         self.failure = ""
+        self.groups: List[int] = []  # process groups the workers lead (see remember_groups)
         self._poll: Any = None  # one poll object per pool, built at the first wait (see _ready)
         self._by_fd: Dict[int, Any] = {}
 
     def name(self, index: int) -> str:
         return self.names[index] if index < len(self.names) else f"env {index}"
+
+    def remember_groups(self) -> None:
+        """Note the process groups the workers lead now (once built): a worker that exits on
+        close may be reaped at once by its parent (the forkserver), and its group is then asked in
+        vain while the env's own children still run in it."""
+        self.groups = [p.pid for p in self.processes if _leads_group(p.pid)]
 
     def require_open(self) -> None:
         """The ContractError of a closed or poisoned pool."""
@@ -184,15 +211,20 @@ class Pool:
             actual = f"a pool poisoned by: {self.failure}" if self.failure else "a closed env"
             raise error(ContractError, self.owner, "be open to step or reset", actual, "Build a new one")
 
-    def send(self, index: int, message: Any) -> None:
-        """Send ``message`` to worker ``index``; a worker that is gone is a fault, not a BrokenPipeError."""
+    def send(self, index: int, message: Any, call: str = "") -> None:
+        """Send ``message`` to worker ``index``; a worker that is gone is a fault, not a BrokenPipeError,
+        and so is one that stops taking the message (a connection that raises ``TimeoutError``)."""
         try:
             self.conns[index].send(message)
+        except TimeoutError as e:
+            self.fault(index, stalled(call or "next", str(e), reading=False))
         except (OSError, ValueError):
             self.fault(index, self.on_death(self.processes[index]))
 
     def receive(self, index: int, call: str, when: Optional[str] = None) -> Any:
         """Worker ``index``'s reply to ``call``, watching every worker of the pool while waiting."""
+        if _buffered(self.conns[index]):  # read already with an earlier message: its pipe has nothing
+            return self._recv(index, call, when)
         return self.gather([index], call, when)[0]
 
     def gather(self, indices: Sequence[int], call: str, when: Optional[str] = None) -> List[Any]:
@@ -216,17 +248,39 @@ class Pool:
             for i in list(pending):
                 conn = self.conns[i]
                 if conn in ready or (self.processes[i].sentinel in ready and conn.poll(0)):
-                    try:
-                        replies[i] = conn.recv()
-                    except (EOFError, OSError):
-                        self.fault(i, self.on_death(self.processes[i]), when)
-                    except Exception as e:  # noqa: BLE001 - a reply that does not unpickle here
-                        self.fault(i, self.on_garbled(call, describe(e)), when)
+                    replies[i] = self._recv(i, call, when)
                     pending.remove(i)
             for i, sentinel in enumerate(sentinels):  # a worker of this pool died meanwhile
                 if sentinel in ready and not self.conns[i].poll(0):
                     self.fault(i, self.on_death(self.processes[i]), when)
         return [replies[i] for i in indices]
+
+    def _recv(self, i: int, call: str, when: Optional[str]) -> Any:
+        """Worker ``i``'s next message; whatever goes wrong reading it is that worker's fault."""
+        try:
+            return self.conns[i].recv()
+        except TimeoutError as e:  # a frame begun, then silence (a remote host's pipes)
+            self.fault(i, stalled(call, str(e), reading=True), when)
+        except (EOFError, OSError):
+            self.fault(i, self.on_death(self.processes[i]), when)
+        except Exception as e:  # noqa: BLE001 - a reply that does not unpickle here
+            self.fault(i, self.on_garbled(call, describe(e)), when)
+
+    def wait_one(self, index: int, call: str, seconds: float, deadline: Optional[float]) -> Any:
+        """Worker ``index``'s next message if one comes within ``seconds``, else None; its death, or
+        ``deadline`` (``time.monotonic()``; None: none) passing, is the fault. For a caller that
+        also watches something else between waits (a shared-memory sequence word)."""
+        if deadline is not None and time.monotonic() >= deadline:
+            self.fault(index, timed_out(call, self.timeout))  # type: ignore[arg-type]
+        conn, sentinel = self.conns[index], self.processes[index].sentinel
+        if _buffered(conn):
+            return self._recv(index, call, None)
+        ready = self._ready([conn, sentinel], seconds)
+        if conn in ready or (sentinel in ready and conn.poll(0)):
+            return self._recv(index, call, None)
+        if sentinel in ready:
+            self.fault(index, self.on_death(self.processes[index]))
+        return None
 
     def _ready(self, watched: List[Any], timeout: Optional[float]) -> Any:
         """The watched pipe ends and sentinels that are ready, waiting up to ``timeout`` seconds.
@@ -262,7 +316,7 @@ class Pool:
     def stop(self, grace: float) -> None:
         """Terminate and join every worker, close every pipe end; safe to call twice."""
         self.closed = True
-        stop_processes(self.processes, grace)
+        stop_processes(self.processes, grace, self.groups)
         for conn in self.conns:
             try:
                 conn.close()
@@ -270,72 +324,6 @@ class Pool:
                 pass
         if self.on_stop is not None:
             self.on_stop()
-
-
-# -- the worker side (our own loop, for bridge.vectorize(workers="process")) ----------------------
-def serve(
-    conn: Any,
-    env_fn: Callable[[], Any],
-    describe_env: Callable[[Any], Any],
-    attach: Optional[Callable[[Any], Any]] = None,
-) -> None:
-    """Build one env and serve ``(command, payload)`` requests until told to close.
-
-    Replies are ``("ok", result)`` or ``("error", kind, "<Type>: <message>")`` with kind "raised"
-    (the env raised: reported, not raised, so the parent can name the env and the step) or
-    "unpicklable" (the result could not be pickled). ``command`` is "reset" ``(seed, options)``,
-    "step" ``action``, "apply" ``(op, name, payload)`` (:func:`apply`) or "close"; with ``attach``,
-    also "attach" ``payload`` (``attach(payload)`` maps shared memory: an object with ``action()``,
-    this worker's action, and ``put(obs) -> bool``) and "step-shared" (the action is ``action()``).
-    Once attached, an observation that ``put`` accepts is written there and the reply is
-    ``("shared", result)`` with None in its place.
-    """
-    try:  # a group of its own: the pool's stop kills what the env forks too (see stop_processes)
-        os.setpgid(0, 0)
-    except (OSError, AttributeError):
-        pass
-    try:
-        env = env_fn()
-        conn.send(("ok", describe_env(env)))
-    except Exception as e:  # noqa: BLE001 - reported to the parent
-        _send_error(conn, "raised", describe(e))
-        return
-    shared: Any = None
-    try:
-        while True:
-            command, payload = conn.recv()
-            if command == "close":
-                break
-            if command == "attach":
-                shared = _attach(conn, attach, payload)
-                continue
-            try:
-                if command == "step" or command == "step-shared":
-                    action = payload if command == "step" else shared.action()
-                    result: Any = env.step(action)
-                elif command == "apply":
-                    result = apply(env, *payload)
-                else:  # "reset"
-                    seed, options = payload
-                    result = env.reset(seed=seed, options=options)
-            except Exception as e:  # noqa: BLE001 - reported to the parent
-                traceback.print_exc()
-                _send_error(conn, "raised", describe(e))
-                continue
-            tag = "ok"
-            if shared is not None and type(result) is tuple and result and shared.put(result[0]):
-                tag, result = "shared", (None,) + result[1:]
-            try:
-                reply = pickle.dumps((tag, result), protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception as e:  # noqa: BLE001 - an info the parent could never read
-                _send_error(conn, "unpicklable", describe(e))
-                continue
-            conn.send_bytes(reply)
-    except (EOFError, KeyboardInterrupt):  # the parent went away
-        pass
-    finally:
-        env.close()
-        conn.close()
 
 
 def apply(env: Any, op: str, name: str, payload: Any) -> Any:
@@ -350,17 +338,3 @@ def apply(env: Any, op: str, name: str, payload: Any) -> Any:
         args, kwargs = payload
         return found(*args, **kwargs)
     return found
-
-
-def _attach(conn: Any, attach: Optional[Callable[[Any], Any]], payload: Any) -> Any:
-    try:
-        shared = attach(payload)  # type: ignore[misc]
-    except Exception as e:  # noqa: BLE001 - reported to the parent
-        _send_error(conn, "raised", describe(e))
-        return None
-    conn.send(("ok", None))
-    return shared
-
-
-def _send_error(conn: Any, kind: str, text: str) -> None:
-    conn.send(("error", kind, text))

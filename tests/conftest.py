@@ -59,8 +59,8 @@ TEMP_LEFTOVERS: List[Tuple[str, str]] = [
     ("pymp-*", "multiprocessing's folder: the tests that start worker processes (tests/reliability, SubprocVecEnv)"),
     ("matplotlib-*", "matplotlib's cache: the CLI tests that plot a learning curve (tests/adapters/*/test_*cli*)"),
     ("torchinductor_*", "torch's compile cache (torch makes it on import): the tests that import SB3 or RLlib"),
-    # tempfile's own names (8 random characters): a folder, or TensorFlow's autograph module
-    ("tmp????????", "a temporary folder made past TMPDIR (a subprocess started with an environment of its own)"),
+    # TensorFlow's autograph module (tempfile's 8 random characters); a bare tmp???????? folder is not watched:
+    # any process's mkdtemp() makes one (a concurrent tox env's pip build), so it cannot be told apart from ours
     ("tmp????????.py", "TensorFlow's autograph module written past TMPDIR: tests/adapters/dreamerv2"),
 ]
 SHM_LEFTOVERS: List[Tuple[str, str]] = [
@@ -84,11 +84,14 @@ def _entries(folder: str) -> Set[str]:
 
 def _watched() -> Dict[str, List[Tuple[str, str]]]:
     """The folders compared and what may not appear in them: /tmp (and the temp root pytest started
-    with, when TMPDIR names another), Ray's folder in them, and /dev/shm."""
-    roots = {"/tmp", tempfile.gettempdir()}
+    with, when TMPDIR names another), Ray's folder in them, and /dev/shm. ``ENVBRIDGE_LEFTOVER_ROOTS``
+    (os.pathsep-separated) and ``ENVBRIDGE_LEFTOVER_SHM`` replace them: tests/test_leftovers.py points
+    its inner sessions at folders of its own, so its deliberate leftovers never reach another session."""
+    listed = [r for r in os.environ.get("ENVBRIDGE_LEFTOVER_ROOTS", "").split(os.pathsep) if r]
+    roots = set(listed) or {"/tmp", tempfile.gettempdir()}
     watched = {root: TEMP_LEFTOVERS for root in roots}
     watched.update({os.path.join(root, "ray"): RAY_LEFTOVERS for root in roots})
-    watched[SHM] = SHM_LEFTOVERS
+    watched[os.environ.get("ENVBRIDGE_LEFTOVER_SHM", SHM)] = SHM_LEFTOVERS
     return watched
 
 
@@ -132,7 +135,8 @@ def _new(before: Dict[str, Set[str]], watched: Dict[str, List[Tuple[str, str]]])
     for folder, known in sorted(before.items()):
         for name in sorted(_entries(folder) - known):
             why = next((why for pattern, why in watched[folder] if fnmatch.fnmatch(name, pattern)), None)
-            if why is not None and (folder != SHM or not name.startswith("envbridge_") or _ours(name)):
+            shm = watched[folder] is SHM_LEFTOVERS
+            if why is not None and (not shm or not name.startswith("envbridge_") or _ours(name)):
                 found[os.path.join(folder, name)] = why
     return found
 

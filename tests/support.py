@@ -48,3 +48,20 @@ def other_kernel() -> str:
     from bridge.conformance.machine import describe
 
     return "Haswell" if describe()["blas_kernel"] in ("Prescott", "Katmai") else "Prescott"
+
+
+def probe_export(env: Any, label: str = "probe env") -> Any:
+    """``env`` behind the Export base alone, with its neutral spaces unchanged (no framework): the
+    guard's lifecycle, output and exception checks as every export runs them."""
+    from bridge.adapters._shared.export import Export
+    from bridge.adapters._shared.lowering import Lowering, same
+
+    class ProbeExport(Export):
+        runtime, export_name = "matlab", "probe_export"
+
+        @staticmethod
+        def lower(space: Any, *, path: str, options: Any) -> Lowering:
+            return Lowering(space, space, same, same, space.mismatch, identity=True)
+
+    ProbeExport.label = label
+    return ProbeExport.build(env, {})

@@ -22,21 +22,28 @@ def test_writes_a_logger_folder_where_sb3_would_and_maybe_escapes():
     os.makedirs(os.path.join(tempfile.gettempdir(), "SB3-redirected"))  # where SB3's logger puts it
     escape = os.environ.get("INNER_ESCAPE")
     if escape:
-        os.makedirs(escape)  # a hard-coded /tmp path: not redirected
-        from multiprocessing import shared_memory
-
-        shared_memory.SharedMemory(name=f"envbridge_{os.getpid()}_probe", create=True, size=8).close()  # not unlinked
+        os.makedirs(escape)  # a hard-coded temp path: not redirected
+        shm = os.environ["ENVBRIDGE_LEFTOVER_SHM"]  # a segment this process made and did not unlink
+        open(os.path.join(shm, f"envbridge_{os.getpid()}_probe"), "wb").close()
 """
 
 
 def _inner_run(tmp_path, escape: str = "") -> tuple:
-    """The inner session's exit status, output and process id."""
+    """The inner session's exit status, output and process id. It watches a temp root and a
+    shared-memory folder of this test's (``root``, ``shm`` under tmp_path), not /tmp and /dev/shm,
+    so its deliberate leftovers never reach a concurrent session's check."""
     project = tmp_path / "project"
     project.mkdir()
     shutil.copy(os.path.join(HERE, "conftest.py"), project / "conftest.py")
     (project / "pytest.ini").write_text("[pytest]\n")
     (project / "test_inner.py").write_text(INNER)
-    env = dict(os.environ, INNER_ESCAPE=escape)
+    (tmp_path / "root").mkdir(), (tmp_path / "shm").mkdir()
+    env = dict(
+        os.environ,
+        INNER_ESCAPE=escape,
+        ENVBRIDGE_LEFTOVER_ROOTS=str(tmp_path / "root"),
+        ENVBRIDGE_LEFTOVER_SHM=str(tmp_path / "shm"),
+    )
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={tmp_path / 'base'}"]
     with subprocess.Popen(
         command, cwd=str(project), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
@@ -56,14 +63,9 @@ def test_a_session_sends_temporary_files_under_its_basetemp_and_passes(tmp_path)
 
 
 def test_a_session_that_leaves_files_in_tmp_or_dev_shm_fails_naming_them(tmp_path):
-    escape = f"/tmp/SB3-envbridge-probe-{secrets.token_hex(4)}"
-    try:
-        code, out, pid = _inner_run(tmp_path, escape)
-    finally:
-        shutil.rmtree(escape, ignore_errors=True)
-    segment = f"/dev/shm/envbridge_{pid}_probe"
-    if os.path.exists(segment):  # else Python's resource tracker unlinked it when the inner session ended
-        os.unlink(segment)
+    escape = str(tmp_path / "root" / f"SB3-envbridge-probe-{secrets.token_hex(4)}")
+    code, out, pid = _inner_run(tmp_path, escape)
+    segment = str(tmp_path / "shm" / f"envbridge_{pid}_probe")
     assert code == 1 and "1 passed" in out, out
     lines = out.splitlines()
     start = lines.index(next(line for line in lines if " leftovers " in line)) + 1

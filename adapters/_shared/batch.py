@@ -1,93 +1,49 @@
-"""The batched counterpart of the single-env port, and the base of every batched export.
+"""The base of every batched export: :class:`BatchExport`, over a :class:`bridge.VectorEnv`.
 
-:class:`BatchPort` joins a :class:`bridge.VectorEnv` and the runtime's two lowerings. It owns, once:
-the autoreset-mode rule (the export owns the VectorEnv and presents the mode its runtime reads;
-the VectorEnv base refuses a change while episodes run), the whole-batch action check in the
-runtime's terms before any sub-env moves (:func:`bridge.vector.batches.batch_problem`: one fix
-text), the decode of the batch and the encode of the observations. :class:`BatchExport` declares a
-batched export on it as :class:`~bridge.adapters._shared.export.Export` declares a single one.
+It owns, once, as :class:`~bridge.adapters._shared.export.Export` does for a single env: the
+options (the row's batched ones), the source, the lowerings, and the per-step path as plain
+methods: the autoreset-mode rule (the export owns the VectorEnv and presents the mode its runtime
+reads; the VectorEnv base refuses a change while episodes run), the whole-batch action check in the
+runtime's terms before any sub-env moves (:func:`bridge.vector.batches.refuse_batch`: the one
+check, skipped but for the batch size with ``check_actions=False``), the decode of the batch, the
+VectorEnv's step without a second check (``step_validated``) and the encode of the observations.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
-from bridge.adapters._shared.export import declared_options
 from bridge.adapters._shared.lowering import Lowering
 
 from bridge.errors import SpecError, error
 from bridge.loading import resolve
-from bridge.options import split
+from bridge.options import declared
 from bridge.vector import VectorEnv
 from bridge.vector.batches import as_batch, ignored_rows, refuse_batch
 
-__all__ = ["BatchPort", "BatchExport"]
-
-
-class BatchPort:
-    """The port between one VectorEnv and one batched export (see the module doc)."""
-
-    def __init__(
-        self,
-        vector_env: VectorEnv,
-        observation: Lowering,
-        action: Lowering,
-        *,
-        check_actions: bool,
-        strict: bool,
-        autoreset_mode: Optional[str],
-    ) -> None:
-        if autoreset_mode is not None:
-            vector_env.autoreset_mode = autoreset_mode  # the base refuses it while episodes run
-        vector_env.strict = strict
-        self.vec, self.num_envs = vector_env, vector_env.num_envs
-        self.encode = observation.encode_batch
-        self.decode = action.decode_batch
-        self.invalid = action.invalid_batch if check_actions else None
-        self.invalid_one = action.invalid if check_actions else None  # the rows a next-step autoreset keeps
-
-    def check(self, actions: Any) -> None:
-        """Misuse first, then the whole batch: raises before any sub-env moves."""
-        self.vec.check_running()
-        # Gymnasium ignores the actions of the sub-envs a next-step autoreset resets: so do we
-        refuse_batch(self.invalid, actions, self.num_envs, ignored=ignored_rows(self.vec), invalid_one=self.invalid_one)
-
-    def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict[str, Any]]:
-        """Check, decode and step the batch; the observations come back encoded (infos as the base gives them)."""
-        actions = as_batch(actions)
-        self.check(actions)
-        obs, rewards, terminated, truncated, infos = self.vec.step_validated(self.decode(actions))
-        return self.encode(obs), rewards, terminated, truncated, infos
-
-    def reset(self, seed: Any = None, options: Optional[dict] = None) -> Tuple[Any, Dict[str, Any]]:
-        obs, infos = self.vec.reset(seed=seed, options=options)
-        return self.encode(obs), infos
-
-    def close(self) -> None:
-        self.vec.close()
+__all__ = ["BatchExport"]
 
 
 class BatchExport:
     """The base of every batched export (see the module doc).
 
-    Class attributes a runtime declares: ``runtime``, ``export_name`` (as on :class:`Export`) and
-    ``autoreset_mode``: the mode its runtime reads (None: the ``autoreset_mode`` option, else the
-    VectorEnv's own).
+    Class attributes a runtime declares: ``runtime``, ``export_name`` and ``lower`` (as on
+    :class:`~bridge.adapters._shared.export.Export`) and ``autoreset_mode``: the mode its runtime
+    reads (None: the ``autoreset_mode`` option, else the VectorEnv's own).
     """
 
     runtime = ""
     export_name = ""
     autoreset_mode: Optional[str] = None
+    lower: Callable[..., Lowering]
 
     neutral: VectorEnv
     options: Dict[str, Any]
     observation_lowering: Lowering
     action_lowering: Lowering
-    port: BatchPort
 
     def __init__(self, vector_env: Any, **given: Any) -> None:
-        options, kwargs = split(given)
-        options = declared_options(self.runtime, self.export_name, options, batch=True)
+        options, kwargs = declared(self.runtime, self.export_name, given, batch=True)
         vector_env, owned = resolve(vector_env, kwargs, subject=f"{self.export_name} env", batch=True)
         try:
             if not isinstance(vector_env, VectorEnv):
@@ -100,25 +56,43 @@ class BatchExport:
 
     def _build(self, vector_env: VectorEnv, options: Dict[str, Any]) -> None:
         self.neutral, self.options = vector_env, options
-        self.observation_lowering, self.action_lowering = self.lowerings(vector_env, options)
+        self.observation_lowering = self.lower(vector_env.single_observation_space, path="observation", options=options)
+        self.action_lowering = self.lower(vector_env.single_action_space, path="actions", options=options)
         mode = options.get("autoreset_mode") or self.autoreset_mode
-        self.port = BatchPort(
-            vector_env,
-            self.observation_lowering,
-            self.action_lowering,
-            check_actions=options.get("check_actions", True),
-            strict=options.get("strict", False),
-            autoreset_mode=mode,
-        )
+        if mode is not None:
+            vector_env.autoreset_mode = mode  # the base refuses it while episodes run
+        vector_env.strict = options.get("strict", False)
         self.num_envs = vector_env.num_envs
+        self._encode = self.observation_lowering.encode_batch
+        self._decode = self.action_lowering.decode_batch
+        check = options.get("check_actions", True)
+        self._invalid = self.action_lowering.invalid_batch if check else None
+        self._invalid_one = self.action_lowering.invalid if check else None  # the rows a next-step autoreset keeps
         self.present()
 
-    def lowerings(self, vector_env: VectorEnv, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        """The runtime's (observation, action) lowerings of one sub-env's spaces."""
-        raise NotImplementedError(f"{type(self).__name__}.lowerings")
-
     def present(self) -> None:
-        """Set the runtime's own attributes (batched spaces, metadata) after the port exists."""
+        """Set the runtime's own attributes (batched spaces, metadata) once the lowerings exist."""
+
+    # -- the per-step path --------------------------------------------------------------------
+    def check_batch(self, actions: Any) -> None:
+        """Misuse first, then the whole batch (one action per env; every slot unless
+        ``check_actions=False``): raises before any sub-env moves."""
+        self.neutral.check_running()
+        # Gymnasium ignores the actions of the sub-envs a next-step autoreset resets: so do we
+        refuse_batch(
+            self._invalid, actions, self.num_envs, ignored=ignored_rows(self.neutral), invalid_one=self._invalid_one
+        )
+
+    def step_batch(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict[str, Any]]:
+        """Check, decode and step the batch; the observations come back encoded (infos as the base gives them)."""
+        actions = as_batch(actions)
+        self.check_batch(actions)
+        obs, rewards, terminated, truncated, infos = self.neutral.step_validated(self._decode(actions))
+        return self._encode(obs), rewards, terminated, truncated, infos
+
+    def reset_batch(self, seed: Any = None, options: Optional[dict] = None) -> Tuple[Any, Dict[str, Any]]:
+        obs, infos = self.neutral.reset(seed=seed, options=options)
+        return self._encode(obs), infos
 
     def exported(self) -> Tuple[VectorEnv, Dict[str, Dict[str, Any]]]:
         """The VectorEnv and, per check target, this export's options (``bridge.check(export)``)."""

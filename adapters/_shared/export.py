@@ -1,41 +1,46 @@
-"""The two bases every export is declared on: :class:`Export` (one env, over the single-env
-:class:`~bridge.adapters._shared.port.Port`) and :class:`BatchExport` (a :class:`bridge.VectorEnv`,
-over :class:`~bridge.adapters._shared.batch.BatchPort`).
+"""The base every single-env export is declared on: :class:`Export` (the batched one is
+:class:`~bridge.adapters._shared.batch.BatchExport`).
 
-A base owns, once for every runtime: construction, the source (through the one env resolver,
+An export owns, once for every runtime: construction, the source (through the one env resolver,
 :func:`bridge.loading.resolve`), the options (the runtime row's schema, :mod:`bridge.options`),
-the per-instance binding of the per-step path and its rebuild after a copy or an unpickle,
-``exported()`` (so ``bridge.check(export)`` works for every export), snapshots, ``close``, and
-closing an env it built itself when the export is refused. A runtime package declares only what is
-its own: its row name, its lowerings (:meth:`Export.lowerings`), its API shim (:meth:`Export.present`
-and the API methods) and its profile and view.
+the per-step path (:meth:`Export.step`, a plain method: the lifecycle, the action checked and
+decoded, the user's step, its output checked, the observation encoded), seeding, snapshots,
+``exported()`` (so ``bridge.check(export)`` works for every export), ``close``, closing an env it
+built itself when the export is refused, and a copy or an unpickle: :meth:`Export.__setstate__`
+recomputes what is derived from the neutral env and the options (:meth:`Export._derive`), so the
+running state is everything else and nothing must be listed. A runtime package declares only what
+is its own: its row name, its ``lower`` (the lowering constructor), its API shim (:meth:`Export.present`
+and the API methods that reshape the 5-tuple) and its profile and view.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
+import numpy as np
 from bridge.adapters._shared.lowering import Lowering
-from bridge.adapters._shared.port import Port
 
-from bridge import runtimes
-from bridge.env import Env, TimeLimit
+from bridge import checks
+from bridge.env import Env, TimeLimit, qualname
+from bridge.errors import BridgeError, ContractError, SpecError, message
+from bridge.guard import CLOSED, RUNNING, Guarded
 from bridge.loading import resolve
-from bridge.options import resolve as resolve_options
-from bridge.options import split
+from bridge.options import declared, value_options
 
-__all__ = ["Export", "declared_options", "VALUE_OPTIONS"]
+__all__ = ["Export", "neutral_env"]
 
-# the options that change what an export presents: a snapshot carries them, and a restore into an
-# export built with other values is refused (check_actions and strict change no value)
-VALUE_OPTIONS = ("image_layout", "normalize_actions", "float64_as_float32", "size", "action_bounds")
+_INT64 = np.int64
+# what _derive computes: a copy or an unpickle recomputes it instead of copying it
+_DERIVED = frozenset(
+    ("observation_lowering", "action_lowering", "_encode", "_prepare", "_table", "_obs_check", "_obs_box")
+)
 
 
-def declared_options(runtime: str, export: str, given: Dict[str, Any], batch: bool = False) -> Dict[str, Any]:
-    """The options of ``runtime``'s scalar (or ``batch``) export, checked, defaults filled in."""
-    row = runtimes.get(runtime)
-    honoured = row.batch_options if batch else row.options
-    return resolve_options(export, honoured, given, row.float32, row.refusals)
+def neutral_env(env: Any, subject: str, fix: str) -> Env:
+    """``env`` if it is a bridge.Env, else the house SpecError (``subject`` names the export)."""
+    if not isinstance(env, Env):
+        raise SpecError(message(subject, "be a bridge.Env or a registered id", type(env).__name__, fix))
+    return env
 
 
 def _plain(value: Any) -> Any:
@@ -43,17 +48,15 @@ def _plain(value: Any) -> Any:
     return [_plain(v) for v in value] if isinstance(value, (tuple, list)) else value
 
 
-class Export:
+class Export(Guarded):
     """The base of every single-env export (see the module doc).
 
     Class attributes a runtime declares:
         runtime: its row in :mod:`bridge.runtimes` (options, float policy, refusals).
         export_name: how messages name the export, e.g. ``"to_gymnasium"``.
         label: how lifecycle errors name it, e.g. ``"gymnasium env"``.
+        lower: its lowering constructor, ``lower(space, *, path, options)`` (a staticmethod).
         warn_after_end: a step past the end warns (gym 0.23's checker steps past it).
-        bind_step, bind_reset: the API's ``step`` / ``reset`` *is* the port's; each instance binds
-            it, so ``env.step(a)`` is one call (a subclass that overrides the method keeps its own).
-        carried: attributes the API changes while it runs, kept by copies and pickles.
         check_targets: the check profiles ``exported()`` hands this export's options to (default:
             the runtime's own).
         goal_variant: the class that exports a goal env (one with ``compute_reward``), if any.
@@ -61,11 +64,7 @@ class Export:
 
     runtime = ""
     export_name = ""
-    label = ""
-    warn_after_end = False
-    bind_step = False
-    bind_reset = False
-    carried: Tuple[str, ...] = ()
+    lower: Callable[..., Lowering]
     check_targets: Tuple[str, ...] = ()
     goal_variant: Optional[type] = None
 
@@ -73,24 +72,11 @@ class Export:
     options: Dict[str, Any]
     observation_lowering: Lowering
     action_lowering: Lowering
-    port: Port
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        # the methods an instance may replace by the port's own: those of the class that declares
-        # bind_step / bind_reset (a subclass that overrides one keeps its own: see _bind)
-        if "bind_step" in vars(cls):
-            cls._bindable_step = cls.step if cls.bind_step else None
-        if "bind_reset" in vars(cls):
-            cls._bindable_reset = cls.reset if cls.bind_reset else None
-
-    _bindable_step: Any = None
-    _bindable_reset: Any = None
 
     def __init__(self, env: Any, **given: Any) -> None:
         options, neutral, owned = self._sourced(env, given)
         try:
-            self._build(neutral, options, wrap=True)
+            self._build(neutral, options)
         except BaseException:
             if owned:
                 neutral.close()
@@ -106,7 +92,7 @@ class Export:
         try:
             variant = cls.variant(neutral)
             export = variant.__new__(variant)
-            export._build(neutral, options, wrap=True)
+            export._build(neutral, options)
         except BaseException:
             if owned:
                 neutral.close()
@@ -119,11 +105,8 @@ class Export:
     ) -> Tuple[Dict[str, Any], Env, bool]:
         """The checked options (before any env is built), then the neutral env from the resolver.
         ``env_kwargs=`` among ``given`` holds env kwargs whose names are also option names."""
-        given = dict(given)
-        env_kwargs = {**(given.pop("env_kwargs", None) or {}), **(env_kwargs or {})}
-        options, kwargs = split(given)
-        options = declared_options(cls.runtime, cls.export_name, options)
-        neutral, owned = resolve(env, {**kwargs, **(env_kwargs or {})}, subject=f"{cls.export_name} env")
+        options, kwargs = declared(cls.runtime, cls.export_name, given, env_kwargs, source=env)
+        neutral, owned = resolve(env, kwargs, subject=f"{cls.export_name} env")
         return options, neutral, owned
 
     @classmethod
@@ -133,56 +116,119 @@ class Export:
         goal = cls.goal_variant
         return goal if goal is not None and callable(getattr(neutral.unwrapped, "compute_reward", None)) else cls
 
-    def _build(self, neutral: Env, options: Dict[str, Any], wrap: bool) -> None:
+    def _build(self, neutral: Env, options: Dict[str, Any]) -> None:
         steps = options.get("max_episode_steps")
-        if wrap and steps is not None:
-            neutral = TimeLimit(neutral, steps)
-        self.neutral, self.options = neutral, options
-        self.observation_lowering, self.action_lowering = self.lowerings(neutral, options)
-        self.port = Port(
-            neutral,
-            self.observation_lowering,
-            self.action_lowering,
-            label=self.label,
-            check_actions=options.get("check_actions", True),
-            strict=options.get("strict", False),
-            warn_after_end=self.warn_after_end,
-        )
+        self.neutral = neutral if steps is None else TimeLimit(neutral, steps)
+        self.options = options
+        self._start_lifecycle()
+        self._derive()
         self.present()
-        self._bind()
-        self.__dict__["_built"] = frozenset(self.__dict__) - frozenset(self.carried)
+
+    def _derive(self) -> None:
+        """Everything computed from the neutral env and the options, once: the lowerings, the
+        action check and decode, the observation check and encode. Run at construction and by
+        :meth:`__setstate__` (a copy or an unpickle recomputes it: see ``_DERIVED``)."""
+        neutral, options = self.neutral, self.options
+        obs = self.lower(neutral.observation_space, path="observation", options=options)
+        act = self.lower(neutral.action_space, path="action", options=options)
+        self.observation_lowering, self.action_lowering = obs, act
+        strict = options.get("strict", False)
+        self.warn_after_end = type(self).warn_after_end and not strict
+        self._encode = None if obs.identity else obs.encode
+        # the action checked in the runtime's terms (raising the house error before anything moves)
+        # and decoded, one function (the lowering's; check_actions=False: the decode alone)
+        self._prepare = act.preparer(options.get("check_actions", True))
+        # every valid int action -> its neutral value (small Discrete spaces): one dict lookup is
+        # both the check and the decode: +2.4k instr/step on GridWorld (3.0 %) without it
+        # (benchmarks/bench_gymnasium_instructions.py)
+        self._table = act.table
+        self._obs_check = checks.value_check(neutral.observation_space, strict)
+        # a plain Box observation is checked inline by its dtype and shape: +0.8k instr/step on
+        # GridWorld, 1.1 %, through the general check (benchmarks/bench_gymnasium_instructions.py)
+        self._obs_box = checks.box_signature(neutral.observation_space, strict)
 
     # -- what a runtime declares ------------------------------------------------------------------
-    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        """The runtime's (observation, action) lowerings of ``neutral``."""
-        raise NotImplementedError(f"{type(self).__name__}.lowerings")
-
     def present(self) -> None:
-        """Set the runtime's own attributes (spaces, metadata) after the port exists."""
+        """Set the runtime's own attributes (spaces, metadata) once the lowerings exist."""
 
-    # -- binding and its rebuild after a copy or an unpickle --------------------------------------
-    def _bind(self) -> None:
-        # the port's closures on the instance, not a method calling them: +0.4k instr/step, 4 % of Drift
-        # under gymnasium.make, 0.5 % of GridWorld (benchmarks/bench_gymnasium_instructions.py); never
-        # copied (copies bind their own)
-        self._step = self.port.step
-        cls = type(self)
-        if cls._bindable_step is not None and cls.step is cls._bindable_step:
-            self.step = self._step
-        if cls._bindable_reset is not None and cls.reset is cls._bindable_reset:
-            self.reset = self.port.reset
+    # -- the per-step path ------------------------------------------------------------------------
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
+        """Check and decode ``action``, step the neutral env, check and encode what it returns.
 
-    def __reduce__(self) -> tuple:
-        # lowerings, port and guard hold closures: a copy or an unpickle rebuilds them from the
-        # neutral env and the options, then takes the export's running state
-        extra = {k: v for k, v in self.__dict__.items() if k not in self._built}
-        return (_rebuilt, (type(self), self.neutral, self.options, extra, self.port.lifecycle()))
+        ``(obs, reward, terminated, truncated, info)`` in the runtime's values: Gymnasium's API as
+        it is; other runtimes reshape it in their own ``step`` (``super().step(action)``). An
+        invalid action raises ContractError and never advances the env.
+        """
+        if self._lifecycle is not RUNNING:
+            self._misuse()
+        # the action, checked and decoded: a valid int of a small Discrete is one lookup
+        kind = type(action)
+        hit = self._table.get(action) if self._table is not None and (kind is int or kind is _INT64) else None
+        action = self._prepare(action) if hit is None else hit
+        try:
+            out = self.neutral.step(action)
+        except BridgeError:
+            self._end(f"an exception at step {self._steps + 1}")
+            raise
+        except Exception as e:
+            raise self._user_exception(e) from e
+        # the output: a fast test of the valid case (an unpack that fails on anything but 5 items,
+        # identity tests of the flags, reward - reward == 0.0 for finite floats), the one check
+        # (bridge.checks.step_output) to say why otherwise
+        try:
+            obs, reward, terminated, truncated, info = out
+        except (TypeError, ValueError):
+            self._refuse_output(out)
+        if not (
+            (terminated is False or terminated is True)
+            and (truncated is False or truncated is True)
+            and type(reward) is float
+            and reward - reward == 0.0
+            and type(out) is tuple
+            and type(info) is dict
+            and "episode" not in info
+        ):
+            self._refuse_output(out)
+        box = self._obs_box
+        if box is not None:
+            if not (type(obs) is np.ndarray and obs.dtype is box[0] and obs.shape == box[1]):
+                self._refuse_observation(self._obs_check, obs, "step observation")
+        elif self._obs_check(obs, "") is not None:
+            self._refuse_observation(self._obs_check, obs, "step observation")
+        self._steps += 1
+        if terminated or truncated:
+            self._end_step(terminated)
+            # the last observation outlives the reset that follows (SB3's terminal_observation,
+            # autoreset's final obs): an env that reuses its buffer would overwrite it. Once per episode.
+            obs = checks.copy_observation(obs)
+            out = (obs, reward, terminated, truncated, info)
+        if self._encode is not None:
+            return self._encode(obs), reward, terminated, truncated, info
+        return out
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+        """Reset the neutral env (``seed`` seeds its one Generator); the observation is encoded."""
+        obs, info = self._guarded_reset(self.neutral.reset, seed, options, self._obs_check)
+        return (obs if self._encode is None else self._encode(obs)), info
+
+    def _guarded(self) -> Env:
+        return self.neutral
+
+    # -- a copy or an unpickle --------------------------------------------------------------------
+    def __getstate__(self) -> dict:
+        # the lowerings and the per-step functions hold closures: recomputed, never copied
+        return {k: v for k, v in self.__dict__.items() if k not in _DERIVED}
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+        self._derive()
 
     # -- what every export shares -----------------------------------------------------------------
     @property
     def steps(self) -> int:
-        """Steps since the last reset (the port counts them; snapshots keep them)."""
-        return self.port.steps
+        """Steps since the last reset (snapshots keep them)."""
+        return self._steps
 
     def exported(self) -> Tuple[Env, Dict[str, Dict[str, Any]]]:
         """The neutral env and, per check target, this export's options (``bridge.check(export)``;
@@ -212,19 +258,43 @@ class Export:
             setattr(self, name, value)
         return force
 
+    # -- snapshots: the neutral one plus the export's value options and step count ---------------
     def clone_state(self, *, include_rng: bool = True) -> dict:
         """The neutral snapshot plus the export's own state (its value options, the step count)."""
-        return self.port.clone_state(self, self._snapshot_options(), include_rng)
+        return {
+            "class": qualname(self),
+            "adapter": {**self._snapshot_options(), "steps": self._steps},
+            "env": self.neutral.clone_state(include_rng=include_rng),
+        }
 
     def restore_state(self, snapshot: dict) -> None:
-        """Rewind to a :meth:`clone_state` snapshot of an export with the same value options."""
-        self.port.restore_state(self, self._snapshot_options(), snapshot)
+        """Rewind to a :meth:`clone_state` snapshot of an export with the same value options;
+        everything is checked before anything changes."""
+        made_by = snapshot.get("class") if isinstance(snapshot, dict) else type(snapshot).__name__
+        if made_by != qualname(self):
+            fix = "Restore snapshots only into the export that made them"
+            raise ContractError(message("snapshot", f"come from {qualname(self)}", made_by, fix))
+        adapter = snapshot.get("adapter")
+        steps = adapter.get("steps") if isinstance(adapter, dict) else None
+        if type(steps) is not int or steps < 0 or "env" not in snapshot:
+            fix = "Restore a snapshot made by clone_state() of this export"
+            got = sorted(snapshot) if adapter is None else f"adapter={adapter!r}"
+            raise ContractError(message("snapshot", "hold 'adapter' (with 'steps') and 'env'", got, fix))
+        own = self._snapshot_options()
+        theirs = {k: v for k, v in adapter.items() if k != "steps"}
+        if theirs != own:
+            raise ContractError(
+                message("snapshot export options", f"equal {own}", theirs, "Export with the same options")
+            )
+        self.neutral.restore_state(snapshot["env"])
+        self._restart(steps)
 
     def _snapshot_options(self) -> Dict[str, Any]:
-        return {k: _plain(self.options[k]) for k in VALUE_OPTIONS if k in self.options}
+        return {k: _plain(self.options[k]) for k in value_options() if k in self.options}
 
     def close(self) -> None:
-        self.port.close()
+        self._lifecycle = CLOSED
+        self.neutral.close()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}{self.neutral!r}>"
@@ -236,11 +306,3 @@ def _has_inside(env: Env, name: str) -> bool:
     except AttributeError:
         return False
     return True
-
-
-def _rebuilt(cls: type, neutral: Env, options: Dict[str, Any], extra: Dict[str, Any], lifecycle: tuple) -> Export:
-    export = cls.__new__(cls)
-    export._build(neutral, options, wrap=False)  # the neutral env already wears its TimeLimit
-    export.__dict__.update(extra)
-    export.port.set_lifecycle(lifecycle)
-    return export

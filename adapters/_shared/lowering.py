@@ -25,6 +25,7 @@ from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
+from bridge import checks
 from bridge.errors import ContractError, message
 from bridge.spaces.base import Mismatch, _describe
 from bridge.values import exact_cast  # the one exact-cast rule (incoming values use it too)
@@ -325,30 +326,18 @@ def dict_check(keys: List[str], parts: List[Tuple[str, Check]], spec: str) -> Ch
     """Why a value is not a dict of exactly ``keys`` whose entries pass ``parts``; ``spec`` names
     the runtime's action space in the fix (``"env.action_space"``, ``"env.action_spec()"``)."""
 
-    def check(y: Any, path: str) -> Optional[Mismatch]:
-        if not isinstance(y, dict) or set(y) != set(keys):
-            got = sorted(y) if isinstance(y, dict) else _describe(y)
-            return (path, f"be a dict with the keys {keys}", got, f"Pass one entry per key of {spec}")
-        for key, inner in parts:
-            found = inner(y[key], f"{path}[{key!r}]")
-            if found is not None:
-                return found
-        return None
+    def whole(y: Any, path: str) -> Mismatch:
+        got = sorted(y) if isinstance(y, dict) else _describe(y)
+        return (path, f"be a dict with the keys {keys}", got, f"Pass one entry per key of {spec}")
 
-    return check
+    return checks.dict_of_parts(keys, parts, whole)
 
 
 def tuple_check(items: List[Check], spec: str) -> Check:
     """Why a value is not a tuple (or list) of ``len(items)`` values passing ``items`` in order."""
     count = len(items)
 
-    def check(y: Any, path: str) -> Optional[Mismatch]:
-        if not isinstance(y, (tuple, list)) or len(y) != count:
-            return (path, f"be a tuple of length {count}", _describe(y), f"Pass one value per entry of {spec}")
-        for i, (inner, value) in enumerate(zip(items, y)):
-            found = inner(value, f"{path}[{i}]")
-            if found is not None:
-                return found
-        return None
+    def whole(y: Any, path: str) -> Mismatch:
+        return (path, f"be a tuple of length {count}", _describe(y), f"Pass one value per entry of {spec}")
 
-    return check
+    return checks.tuple_of_parts(items, whole)

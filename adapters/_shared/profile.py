@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Optional
 
 from bridge import runtimes
 from bridge.checker.report import Report
-from bridge.errors import BridgeError
+from bridge.errors import BridgeError, ConversionError
 
-__all__ = ["run_runtime_checker", "clean_text", "announce_roundings", "normalize_fix"]
+__all__ = ["exported_or_reported", "run_runtime_checker", "clean_text", "announce_roundings", "normalize_fix"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -21,6 +21,25 @@ _FIXES = (
     ("non-zero start", "Report this: envbridge lowers Discrete(start) to Discrete(n)"),
     ("render", "Declare metadata['render_modes'] and accept render_mode in the constructor"),
 )
+
+
+def exported_or_reported(
+    export: Callable[..., Any],
+    env: Any,
+    report: Report,
+    target: str,
+    options: Dict[str, Any],
+    where: str = "the export",
+    fix: str = "See the message",
+    check: str = "lowering",
+) -> Optional[Any]:
+    """Every profile's first step: ``export(env, **options)``, or None after recording the
+    ConversionError (a space the runtime cannot hold) as an error entry of ``target``."""
+    try:
+        return export(env, **options)
+    except ConversionError as e:
+        report.add_exception(target, e, where, fix, check)
+        return None
 
 
 def normalize_fix(target: str) -> str:

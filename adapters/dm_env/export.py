@@ -11,14 +11,11 @@ place in a TimeStep; ``last_info`` holds the last step's. The export is declared
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 from bridge.adapters._shared.export import Export
-from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.dm_env.lowering import dm_env, lower
-
-from bridge.env import Env
 
 __all__ = ["DmEnv", "to_dm_env"]
 
@@ -38,13 +35,7 @@ class DmEnv(Export, dm_env.Environment):
     runtime = "dm_env"
     export_name = "to_dm_env"
     label = "dm_env env"
-    carried = ("_pending_seed", "_fresh", "last_flags", "last_info")
-
-    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        return (
-            lower(neutral.observation_space, path="observation", options=options),
-            lower(neutral.action_space, path="action", options=options),
-        )
+    lower = staticmethod(lower)
 
     def present(self) -> None:
         self._observation_spec = self.observation_lowering.space
@@ -61,7 +52,7 @@ class DmEnv(Export, dm_env.Environment):
     def reset(self, *, seed: Optional[int] = None) -> dm_env.TimeStep:
         if seed is None:
             seed, self._pending_seed = self._pending_seed, None
-        obs, self.last_info = self.port.reset(seed=seed)
+        obs, self.last_info = super().reset(seed=seed)
         self._fresh = False
         self.last_flags = (False, False)
         return _TimeStep(_FIRST, None, None, obs)
@@ -69,7 +60,7 @@ class DmEnv(Export, dm_env.Environment):
     def step(self, action: Any) -> dm_env.TimeStep:
         if self._fresh:
             return self.reset()
-        obs, reward, terminated, truncated, self.last_info = self._step(action)
+        obs, reward, terminated, truncated, self.last_info = super().step(action)
         self.last_flags = (terminated, truncated)
         if terminated:
             self._fresh = True

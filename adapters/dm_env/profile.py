@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any, Dict
 
 import numpy as np
+from bridge.adapters._shared.profile import exported_or_reported
 from bridge.adapters.dm_env.export import to_dm_env
 from bridge.compat import optional_import
 
 from bridge.checker.report import Report
 from bridge.env import Env, TimeLimit
-from bridge.errors import ConversionError
 
 T = "dm_env"
 tree = optional_import("tree", "the dm_env check")
@@ -18,10 +18,8 @@ tree = optional_import("tree", "the dm_env check")
 
 def dm_env_profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
     """Every TimeStep validates against the export's specs; LAST steps carry the discount rule."""
-    try:
-        exported = to_dm_env(env, **options)
-    except ConversionError as e:
-        report.add_exception(T, e, "to_dm_env(env)", "Change the space", "spaces")
+    exported = exported_or_reported(to_dm_env, env, report, T, options, "to_dm_env(env)", "Change the space", "spaces")
+    if exported is None:
         return
     try:
         _check_steps(env, exported, report, seed)

@@ -5,10 +5,8 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, List, Sequence
 
-from bridge.adapters._shared.export import declared_options
-from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.dreamerv2.actions import ChainActions
 from bridge.adapters.dreamerv2.loader import load_dreamerv2
 from bridge.adapters.dreamerv2.lowering import lower
@@ -17,7 +15,7 @@ from bridge.adapters.gym.export import GymEnv
 
 from bridge.env import Env
 from bridge.errors import SpecError, error
-from bridge.options import OPTIONS, split
+from bridge.options import OPTIONS, declared
 
 __all__ = [
     "DreamerReadyEnv",
@@ -47,12 +45,7 @@ class DreamerReadyEnv(GymEnv):
     export_name = "to_dreamerv2"
     label = "DreamerV2 env"
     warn_after_end = False
-
-    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        return (
-            lower(neutral.observation_space, path="observation", options=options),
-            lower(neutral.action_space, path="action", options=options),
-        )
+    lower = staticmethod(lower)
 
     def present(self) -> None:
         super().present()
@@ -135,7 +128,7 @@ def to_dreamerv2(env: Any, **options: Any) -> Any:
         ConversionError: the env cannot be lowered losslessly; nothing is wrapped.
         SpecError: an option the export does not honour, or a value out of its range.
     """
-    checked = declared_options("dreamerv2", "to_dreamerv2", split(options)[0])
+    checked = declared("dreamerv2", "to_dreamerv2", options)[0]
     if checked["parallel"] != "process" and checked["timeout"] not in (None, OPTIONS["timeout"].default):
         # only a process worker is watched: a bound elsewhere would be accepted and ignored (the
         # default and None, no limit, say what happens there anyway)

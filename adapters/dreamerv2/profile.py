@@ -288,7 +288,7 @@ def _check_one_hot(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
     chain.reset()
     soft = np.zeros(chain.act_space["action"].shape, np.float32)
     soft[: min(2, soft.size)] = 0.5
-    before = ready.port.steps
+    before = ready.steps
     try:
         chain.step({"action": soft})
     except ContractError as e:
@@ -310,12 +310,12 @@ def _check_one_hot(chain: Any, ready: DreamerReadyEnv, report: Report) -> None:
             "Never argmax a soft action before validation",
             "one-hot",
         )
-    if ready.port.steps != before:
+    if ready.steps != before:
         _add(
             report,
             "a refused action",
             "not advance the env",
-            f"{ready.port.steps - before} step(s)",
+            f"{ready.steps - before} step(s)",
             "Validate before stepping",
             "one-hot",
         )

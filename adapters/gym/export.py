@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 from bridge.adapters._shared.export import Export
-from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gym.lowering import gym, lower
 
-from bridge.env import Env
 from bridge.errors import ContractError, OrderError, SpecError, message
 from bridge.guard import NEW
 
@@ -41,13 +39,7 @@ class GymEnv(Export, gym.Env):
     export_name = "to_gym"
     label = "gym env"
     warn_after_end = True
-    carried = ("_pending_seed", "last_flags")
-
-    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        return (
-            lower(neutral.observation_space, path="observation", options=options),
-            lower(neutral.action_space, path="action", options=options),
-        )
+    lower = staticmethod(lower)
 
     def present(self) -> None:
         self.observation_space = self.observation_lowering.space
@@ -83,14 +75,14 @@ class GymEnv(Export, gym.Env):
     def reset(self, *, seed: Optional[int] = None, return_info: bool = False, options: Optional[dict] = None) -> Any:
         if seed is None:
             seed, self._pending_seed = self._pending_seed, None
-        obs, info = self.port.reset(seed=seed, options=options)
+        obs, info = super().reset(seed=seed, options=options)
         return (obs, info) if return_info else obs
 
     def step(self, action: Any) -> Tuple[Any, float, bool, dict]:
         try:
-            obs, reward, terminated, truncated, info = self._step(action)
+            obs, reward, terminated, truncated, info = super().step(action)
         except ContractError as e:
-            if self.port.guard.state is not NEW:
+            if self._lifecycle is not NEW:
                 raise
             # gym 0.23's own words and class (OrderEnforcing's AssertionError): its check_env compares them
             refused = OrderError(_STEP_BEFORE_RESET)

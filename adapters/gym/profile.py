@@ -6,12 +6,11 @@ import importlib
 from typing import Any, Dict
 
 import numpy as np
-from bridge.adapters._shared.profile import run_runtime_checker
+from bridge.adapters._shared.profile import exported_or_reported, run_runtime_checker
 from bridge.adapters.gym.export import gym, to_gym
 
 from bridge.checker.report import Report
 from bridge.env import Env, TimeLimit
-from bridge.errors import ConversionError
 
 # -- the "gym" check profile -------------------------------------------------------------------
 T = "gym"
@@ -19,10 +18,8 @@ T = "gym"
 
 def gym_profile(env: Env, report: Report, seed: int, options: Dict[str, Any]) -> None:
     """gym's own ``check_env`` (behind gym.make's OrderEnforcing) plus the episode-end mapping."""
-    try:
-        exported = to_gym(env, **options)
-    except ConversionError as e:
-        report.add_exception(T, e, "to_gym(env)", "Change the space", "spaces")
+    exported = exported_or_reported(to_gym, env, report, T, options, "to_gym(env)", "Change the space", "spaces")
+    if exported is None:
         return
     try:  # a submodule gym does not import by itself
         checker = importlib.import_module("gym.utils.env_checker").check_env

@@ -11,11 +11,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Union
 
 import numpy as np
 from bridge.adapters._shared.export import Export
-from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gymnasium.lowering import lower
 from bridge.compat import optional_import
 
@@ -38,13 +37,14 @@ class GymnasiumEnv(Export, gymnasium.Env):
         neutral: the wrapped neutral env (with its TimeLimit, if any).
         options: the export's options (the runtime row's schema, defaults filled in).
         observation_lowering, action_lowering: the lowerings (shared with the conformance view).
-        port: the single-env port (guard, seeding, snapshots).
+
+    ``step`` and ``reset`` are the Export base's own (Gymnasium's API is the neutral 5-tuple).
     """
 
     runtime = "gymnasium"
     export_name = "to_gymnasium"
     label = "gymnasium env"
-    bind_step = bind_reset = True  # Gymnasium's step and reset are the port's, unchanged
+    lower = staticmethod(lower)
     check_targets = ("gymnasium", "sb3")
 
     @classmethod
@@ -56,12 +56,6 @@ class GymnasiumEnv(Export, gymnasium.Env):
         make_kwargs = {**make_kwargs, **(env_kwargs or {})} if isinstance(env, str) else {}
         export.spec = _gymnasium_spec(cls, export.neutral, options, make_kwargs)
         return export  # type: ignore[return-value]
-
-    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        return (
-            lower(neutral.observation_space, path="observation", options=options),
-            lower(neutral.action_space, path="action", options=options),
-        )
 
     def present(self) -> None:
         self.observation_space = self.observation_lowering.space
@@ -91,19 +85,7 @@ class GymnasiumEnv(Export, gymnasium.Env):
     def np_random_seed(self) -> Optional[int]:  # type: ignore[override]
         return self.neutral.np_random_seed
 
-    # -- the Gymnasium API -----------------------------------------------------------------------
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
-        """Reset the neutral env; ``seed`` seeds the one shared Generator (like ``super().reset``)."""
-        return self.port.reset(seed=seed, options=options)
-
-    def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        """Check and decode ``action``, step the neutral env, check and encode what it returns.
-
-        An invalid action raises ContractError and never advances the env. (Each instance binds
-        ``step`` to its port's checked step; this method is what ``type(env).step`` documents.)
-        """
-        return self._step(action)
-
+    # -- the Gymnasium API: step and reset are the Export base's (first in the MRO) ---------------
     def render(self) -> Any:
         return self.neutral.render()
 
@@ -131,11 +113,10 @@ class GoalExport:
                     got,
                     "Declare goals as Box spaces",
                 )
-        self._compute_reward = self.neutral.unwrapped.compute_reward
 
     def compute_reward(self, achieved_goal: Any, desired_goal: Any, info: Any) -> Any:
         """The neutral ``compute_reward`` (goals are lowered unchanged, so no mapping is needed)."""
-        return self._compute_reward(achieved_goal, desired_goal, info)
+        return self.neutral.unwrapped.compute_reward(achieved_goal, desired_goal, info)
 
 
 class GoalGymnasiumEnv(GoalExport, GymnasiumEnv):

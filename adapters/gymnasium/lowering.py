@@ -17,7 +17,7 @@ The same rules serve Gymnasium 1.2 (RLlib's pin) and 1.3.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 from bridge.adapters._shared.lowering import (
@@ -26,6 +26,7 @@ from bridge.adapters._shared.lowering import (
     Lowering,
     array_checks,
     combined,
+    dict_check,
     discrete_table,
     float32_presentation,
     role,
@@ -36,7 +37,6 @@ from bridge.compat import optional_import
 
 from bridge import spaces as ns
 from bridge.errors import ConversionError, error
-from bridge.spaces.base import Mismatch, _describe
 
 gymnasium = optional_import("gymnasium", "the Gymnasium export")
 
@@ -301,24 +301,7 @@ def _lower_composite(space: ns.Space, path: str, layout: str, float64_as_float32
 
     def checker(batch: bool) -> Check:
         fns = [(flat, low.invalid_batch if batch else low.invalid) for _, flat, low in leaves]
-        expected = set(flat_keys)
-
-        def check(x: Any, where: str) -> Optional[Mismatch]:
-            if not isinstance(x, dict) or x.keys() != expected:
-                got = sorted(x) if isinstance(x, dict) else _describe(x)
-                return (
-                    where,
-                    f"be a dict with the keys {flat_keys}",
-                    got,
-                    "Pass one entry per key of env.action_space",
-                )
-            for flat, inner in fns:
-                bad = inner(x[flat], f"{where}[{flat!r}]")
-                if bad is not None:
-                    return bad
-            return None
-
-        return check
+        return dict_check(flat_keys, fns, "env.action_space")
 
     return Lowering(
         space,

@@ -8,32 +8,22 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any, Dict, Optional, Set, Tuple
+from typing import Any, Dict, Set, Tuple
 
-from bridge.adapters._shared.profile import clean_text, run_runtime_checker
+from bridge.adapters._shared.profile import clean_text, exported_or_reported, run_runtime_checker
 from bridge.adapters.gymnasium.export import to_gymnasium
 from bridge.adapters.importers.source import ForeignEnv
 
 from bridge.checker.report import Report
-from bridge.errors import ConversionError
 
 T = "gymnasium"
-
-
-def export_or_report(env: Any, report: Report, target: str, **options: Any) -> Optional[Any]:
-    """``to_gymnasium(env)``, or None after recording the ConversionError as an error entry."""
-    try:
-        return to_gymnasium(env, **options)
-    except ConversionError as e:
-        report.add_exception(target, e, "the export", "See the message", "lowering")
-        return None
 
 
 def gymnasium_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) -> None:
     """Export ``env`` (with ``options``) and run ``gymnasium.utils.env_checker.check_env`` on it."""
     from gymnasium.utils.env_checker import check_env
 
-    export = export_or_report(env, report, T, **options)
+    export = exported_or_reported(to_gymnasium, env, report, T, options)
     if export is None:
         return
     own, why = _own_warnings(env, check_env)

@@ -14,12 +14,10 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 from bridge.adapters._shared.batch import BatchExport
-from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gymnasium.lowering import lower
 from bridge.compat import optional_import
 
 from bridge.errors import ContractError, error
-from bridge.vector import VectorEnv
 
 gymnasium = optional_import("gymnasium", "the Gymnasium vector export")
 from gymnasium.vector import AutoresetMode  # noqa: E402
@@ -39,12 +37,7 @@ class GymnasiumVectorEnv(BatchExport, gymnasium.vector.VectorEnv):
 
     runtime = "gymnasium"
     export_name = "to_gymnasium_vector"
-
-    def lowerings(self, vector_env: VectorEnv, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        return (
-            lower(vector_env.single_observation_space, path="observation", options=options),
-            lower(vector_env.single_action_space, path="actions", options=options),
-        )
+    lower = staticmethod(lower)
 
     def present(self) -> None:
         vector_env = self.neutral
@@ -56,7 +49,6 @@ class GymnasiumVectorEnv(BatchExport, gymnasium.vector.VectorEnv):
         self.metadata = dict(vector_env.metadata or {})
         self.metadata["autoreset_mode"] = self.autoreset_mode
         self.render_mode = vector_env.render_mode
-        self._encode = self.observation_lowering.encode_batch
 
     @property
     def np_random(self) -> np.random.Generator:  # type: ignore[override]
@@ -68,10 +60,10 @@ class GymnasiumVectorEnv(BatchExport, gymnasium.vector.VectorEnv):
         return self.neutral.seeds
 
     def reset(self, *, seed: Any = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
-        return self.port.reset(seed, options)
+        return self.reset_batch(seed, options)
 
     def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
-        obs, rewards, terminated, truncated, infos = self.port.step(actions)
+        obs, rewards, terminated, truncated, infos = self.step_batch(actions)
         if "_final_obs" in infos:  # same-step: the base's keys in Gymnasium's own layout
             infos = self._final_layout(infos)
         return obs, rewards, terminated, truncated, infos
@@ -113,9 +105,9 @@ class GymnasiumVectorEnv(BatchExport, gymnasium.vector.VectorEnv):
         return self.neutral
 
     def close_extras(self, **kwargs: Any) -> None:
-        port = self.__dict__.get("port")  # a refused export has none (Gymnasium's __del__ still closes it)
-        if port is not None:
-            port.close()
+        neutral = self.__dict__.get("neutral")  # a refused export has none (Gymnasium's __del__ still closes it)
+        if neutral is not None:
+            neutral.close()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.neutral!r})"

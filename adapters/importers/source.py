@@ -123,6 +123,7 @@ class ForeignEnv(Env):
         self.action_space, _, self._act_out = raise_space(env.action_space, "action_space", fw.spaces)
         self.env, self.api, self._seed_by_reset = env, api, seed_by_reset
         self.determinism = determinism
+        self.portable_snapshots = isinstance(self._snapshot, tuple)  # the user's hooks give plain data
         self.render_mode = getattr(env, "render_mode", None)
         self.metadata = dict(getattr(env, "metadata", None) or {})
         # the foreign registry's step cap (gymnasium.make's TimeLimit), for bridge.env.episode_bound

@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from bridge.adapters._shared.export import Export
-from bridge.adapters._shared.lowering import Lowering
+from bridge.adapters._shared.lowering import Lowering, role
 from bridge.adapters.matlab.describe import specs_from_space
 from bridge.adapters.matlab.function_env import unwrap_function_env
 from bridge.adapters.matlab.lowering import MatlabLowering, specs_lowering
@@ -113,14 +113,10 @@ class MatlabEnv(Export):
     runtime = "matlab"
     export_name = "to_matlab"
     label = "MATLAB env"
-    carried = ("last_flags",)
 
-    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        return (
-            own_lowering(neutral, "observation")
-            or lower(neutral.observation_space, path="observation", options=options),
-            own_lowering(neutral, "action") or lower(neutral.action_space, path="action", options=options),
-        )
+    def lower(self, space: spaces.Space, *, path: str, options: Dict[str, Any]) -> Lowering:
+        """An rlFunctionEnv's own lowering (its specs) where it presents its spaces unchanged, else :func:`lower`."""
+        return own_lowering(self.neutral, role(path)) or lower(space, path=path, options=options)
 
     def present(self) -> None:
         self.last_flags: Tuple[bool, bool] = (False, False)
@@ -137,13 +133,13 @@ class MatlabEnv(Export):
 
     def reset(self, seed: Optional[int] = None) -> Any:
         """``InitialObservation = reset(env)``; ``seed`` seeds the env's Generator."""
-        return self.port.reset(seed=seed)[0]
+        return super().reset(seed=seed)[0]
 
     def step(self, Action: Any) -> Tuple[Any, float, bool, dict]:
         """``[NextObservation, Reward, IsDone, Info] = step(env, Action)``; IsDone is terminated or
         truncated (both are in ``last_flags``). An Action that is not a value of the specs raises
         ContractError before the env moves."""
-        obs, reward, terminated, truncated, info = self._step(Action)
+        obs, reward, terminated, truncated, info = super().step(Action)
         self.last_flags = (terminated, truncated)
         return obs, reward, terminated or truncated, info
 

@@ -20,8 +20,8 @@ from bridge.adapters.matlab.specs import rlNumericSpec
 
 from bridge import spaces
 from bridge.env import Env
-from bridge.errors import ContractError, SpecError, error
-from bridge.guard import Guard
+from bridge.errors import BridgeError, ContractError, SpecError, error
+from bridge.guard import CLOSED, RUNNING, Guarded
 from bridge.spaces import _describe_value
 from bridge.workers import DEFAULT_TIMEOUT
 
@@ -99,7 +99,7 @@ def spec_copies(specs: List[Any], as_list: bool) -> Any:
     return copies if as_list else copies[0]
 
 
-class rlFunctionEnv(Env):
+class rlFunctionEnv(Guarded, Env):
     """A custom environment from your step and reset functions, as MATLAB's ``rlFunctionEnv``.
 
     Args:
@@ -125,9 +125,14 @@ class rlFunctionEnv(Env):
 
     ``IsDone`` becomes ``terminated``; the env never truncates by itself: wrap it in
     ``bridge.TimeLimit(env, MaxStepsPerEpisode)`` (or register it with ``max_episode_steps``).
+
+    It guards itself as an export does (:class:`bridge.guard.Guarded`: lifecycle, user exceptions
+    named with the step, actions checked), alone or under an export, where both check (cheaply; pass
+    ``check_actions=False`` to leave the action check to the export).
     """
 
     metadata = {"render_modes": [], "render_fps": None}
+    label = "rlFunctionEnv"
     authoring = "matlab-function"  # check fixes speak of Info, rng and the functions
 
     def __init__(
@@ -159,16 +164,13 @@ class rlFunctionEnv(Env):
         self.StepFcn = stepFcn
         self.ResetFcn = resetFcn
         self.Info: Any = None
+        self._start_lifecycle()  # lifecycle and user exceptions with context (bridge.guard)
         if functions.is_matlab(self._step_fn) or functions.is_matlab(self._reset_fn):
             self._host = functions.hosted(
                 self._step_fn, self._reset_fn, self._obs_specs, self._act_specs, workspace, timeout
             )
             self._step_fn, self._step_rng = self._host.step, False
             self._reset_fn, self._reset_rng = self._host.reset, True
-        # lifecycle and user exceptions with context (bridge.guard); outputs are converted in _step
-        self._guard = Guard(self, "rlFunctionEnv", check_output=False, passable=True)
-        prepare = checked_action(self.action_space, self._refuse_action) if self.check_actions else None
-        self._guard.bind(self._step, prepare)
         if validate:
             try:
                 validate_once(self, FUNCTION_WHERE, self.keep_moment)
@@ -218,15 +220,29 @@ class rlFunctionEnv(Env):
 
     # -- the Env API ---------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
-        return self._guard.reset(self._reset, seed)
+        return self._guarded_reset(self._reset, seed, None, None)  # the output is built here, from converted values
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
-        # a method, not the guard's closure bound on the instance: the guard and the facade point
-        # at each other, so a copy or unpickle could set the facade up before its guard
-        return self._guard.checked_step(action)
+        """``StepFcn(Action, Info)`` on the MATLAB value of ``action``; its outputs converted and
+        checked (a failed step changes nothing: Info is committed last)."""
+        if self._lifecycle is not RUNNING:
+            self._misuse()
+        if self.check_actions:
+            self._check_action(action)
+        try:
+            out = self._step(action)
+        except BridgeError:
+            self._end(f"an exception at step {self._steps + 1}")
+            raise
+        except Exception as e:
+            raise self._user_exception(e) from e
+        self._steps += 1
+        if out[2]:
+            self._end_step(True)
+        return out
 
     def close(self) -> None:
-        self._guard.close()
+        self._lifecycle = CLOSED
         if self._host is not None:
             self._host.close()
 
@@ -266,6 +282,27 @@ class rlFunctionEnv(Env):
         self.Info = info  # committed only once every output converted: a failed step changes nothing
         return neutral, reward, is_done, False, {}
 
+    def _check_action(self, a: Any) -> None:
+        """The common action types tested inline (Discrete: an index type in range; Box: an array
+        of the space's dtype and shape within bounds), anything else by the space's own check:
+        +4.0k instr/step, 6.8 % of the rlFunctionEnv cart-pole step against the space's check alone
+        (benchmarks/bench_matlab.py --instructions)."""
+        space = self.action_space
+        if type(space) is spaces.Discrete:
+            if type(a) in _INDEX_TYPES and space.start <= a < space.start + space.n:
+                return
+        elif type(space) is spaces.Box:
+            if (
+                type(a) is np.ndarray
+                and a.dtype == space.dtype
+                and a.shape == space.shape
+                and bool((a >= space.low).all() and (a <= space.high).all())
+            ):
+                return
+        elif space.contains(a):
+            return
+        self._refuse_action(a)
+
     def _refuse_action(self, action: Any) -> None:
         found = self.action_space.mismatch(action, "action")
         if found is None:
@@ -295,7 +332,7 @@ class rlFunctionEnv(Env):
 
         def restore() -> None:
             self.Info = info
-            self._guard.restart()
+            self._restart()
 
         return restore
 
@@ -310,7 +347,7 @@ class rlFunctionEnv(Env):
             self.Info = self._host.set_state(state)
         else:
             self.Info = plain_copy(state["Info"], "rlFunctionEnv Info")
-        self._guard.restart()  # a restored snapshot is a running episode
+        self._restart()  # a restored snapshot is a running episode
 
     def __repr__(self) -> str:
         name = lambda f: f if isinstance(f, str) else getattr(f, "__name__", type(f).__name__)  # noqa: E731
@@ -318,44 +355,6 @@ class rlFunctionEnv(Env):
 
 
 _INDEX_TYPES = (int, np.int64, np.int32)
-
-
-def checked_action(space: spaces.Space, refuse: Callable[[Any], None]) -> Callable[[Any], Any]:
-    """``check(action) -> action``, precomputed for the common action types (one call per step);
-    anything else goes to ``refuse(action)``, which raises the house error or lets it through.
-    Against the space's own check: +4.0k instr/step, 6.8 % of the rlFunctionEnv cart-pole step
-    (benchmarks/bench_matlab.py --instructions)."""
-    if isinstance(space, spaces.Discrete):
-        low, high, types = space.start, space.start + space.n, _INDEX_TYPES
-
-        def check_index(a: Any) -> Any:
-            if not (type(a) in types and low <= a < high):
-                refuse(a)
-            return a
-
-        return check_index
-    if isinstance(space, spaces.Box):
-        dtype, shape, low, high = space.dtype, space.shape, space.low, space.high
-
-        def check_array(a: Any) -> Any:
-            if not (
-                type(a) is np.ndarray
-                and a.dtype == dtype
-                and a.shape == shape
-                and bool((a >= low).all() and (a <= high).all())
-            ):
-                refuse(a)
-            return a
-
-        return check_array
-    contains = space.contains
-
-    def check_any(a: Any) -> Any:
-        if not contains(a):
-            refuse(a)
-        return a
-
-    return check_any
 
 
 def plain_copy(tree: Any, path: str) -> Any:

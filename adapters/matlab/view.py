@@ -7,38 +7,22 @@ decoded back by the same lowering. MATLAB has one flag, IsDone; the export keeps
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Tuple
 
-from bridge.adapters.matlab.export import MatlabEnv
-
-from bridge.conformance.replay import StepOut, View
-from bridge.env import Env
+from bridge.adapters._shared.view import ExportView
+from bridge.adapters.matlab.export import to_matlab
 
 
-class MatlabView(View):
+class MatlabView(ExportView):
     """Neutral env -> :class:`~bridge.adapters.matlab.export.MatlabEnv`, values through its lowerings."""
 
     name = "matlab"
     both_flags = False
+    export_function = staticmethod(to_matlab)
 
-    def __init__(self, env: Env) -> None:
-        self.export = MatlabEnv(env)
-        self._to_matlab = self.export.action_lowering.encode
-        self._from_matlab = self.export.observation_lowering.decode
+    def read_reset(self, out: Any) -> Any:
+        return out
 
-    def reset(self, seed: Optional[int]) -> Any:
-        return self._from_matlab(self.export.reset(seed=seed))
-
-    def step(self, action: Any) -> StepOut:
-        obs, reward, _, _ = self.export.step(self._to_matlab(action))
+    def read_step(self, out: Any) -> Tuple[Any, float, bool, bool]:
         terminated, truncated = self.export.last_flags
-        return self._from_matlab(obs), reward, terminated, truncated and not terminated
-
-    def clone_state(self) -> Any:
-        return self.export.clone_state()
-
-    def restore_state(self, snapshot: Any) -> None:
-        self.export.restore_state(snapshot)
-
-    def close(self) -> None:
-        self.export.close()
+        return out[0], out[1], terminated, truncated and not terminated

@@ -16,10 +16,8 @@ raised by a step inside an env runner is also recorded for the driver (:mod:`.fa
 from __future__ import annotations
 
 import functools
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence
 
-from bridge.adapters._shared.export import declared_options
-from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gymnasium.export import GymnasiumEnv
 from bridge.adapters.gymnasium.vector import GymnasiumVectorEnv
 from bridge.adapters.rllib import faults
@@ -29,6 +27,7 @@ from bridge.compat import optional_import
 from bridge.env import Env, TimeLimit
 from bridge.errors import BridgeError, SpecError, error
 from bridge.loading import Source, import_modules, resolve
+from bridge.options import declared
 from bridge.vector import VectorEnv, vectorize
 
 gymnasium = optional_import("gymnasium", "the RLlib export")
@@ -44,16 +43,11 @@ class RLlibEnv(GymnasiumEnv):
     label = "rllib env"
     check_targets = ("rllib",)
     goal_variant = None
-
-    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        return (
-            lower(neutral.observation_space, path="observation", options=options),
-            lower(neutral.action_space, path="action", options=options),
-        )
+    lower = staticmethod(lower)
 
     def step(self, action: Any) -> Any:
         try:
-            return self._step(action)
+            return super().step(action)
         except BridgeError as e:  # RLlib kills the runner without this text: keep it for the driver
             faults.record(e)
             raise
@@ -68,12 +62,7 @@ class RLlibVectorEnv(GymnasiumVectorEnv):
     runtime = "rllib"
     export_name = "to_rllib_vector"
     autoreset_mode = "next-step"  # SingleAgentEnvRunner reads the step after an end as the reset
-
-    def lowerings(self, vector_env: VectorEnv, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        return (
-            lower(vector_env.single_observation_space, path="observation", options=options),
-            lower(vector_env.single_action_space, path="actions", options=options),
-        )
+    lower = staticmethod(lower)
 
     def step(self, actions: Any) -> Any:
         try:
@@ -170,7 +159,7 @@ def register(source: Any, name: Optional[str] = None, *, imports: Sequence[str] 
     """
     from ray.tune.registry import register_env
 
-    options = declared_options("rllib", "rllib.register", options)
+    options = declared("rllib", "rllib.register", options)[0]
     import_modules(imports)
     probe, built = resolve(source, subject="rllib.register source", batch=True, num_envs=1)
     batched = isinstance(probe, VectorEnv)

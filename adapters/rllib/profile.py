@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
-from bridge.adapters._shared.profile import announce_roundings, run_runtime_checker
+from bridge.adapters._shared.profile import announce_roundings, exported_or_reported, run_runtime_checker
 from bridge.adapters.rllib.export import to_rllib
 from bridge.adapters.rllib.lowering import needs_flatten, no_default_cnn
 
 from bridge.checker.report import Report
-from bridge.errors import ConversionError
 
 T = "rllib"
 
@@ -25,10 +24,8 @@ def rllib_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) 
     """``to_rllib(env)``, Gymnasium's ``check_env`` on it, and RLlib advice (see module doc)."""
     from gymnasium.utils.env_checker import check_env
 
-    try:
-        export = to_rllib(env, **options)
-    except ConversionError as e:
-        report.add_exception(T, e, "the export", "See the message", "lowering")
+    export = exported_or_reported(to_rllib, env, report, T, options)
+    if export is None:
         return
     run_runtime_checker(
         report, T, "gymnasium.utils.env_checker.check_env", lambda: check_env(export, skip_render_check=True)

@@ -13,6 +13,7 @@ there): a new actor per view is a new worker process importing torch and RLlib, 
 
 from __future__ import annotations
 
+import copy
 import itertools
 from typing import Any, Optional
 
@@ -65,13 +66,14 @@ def _host(ray: Any) -> Any:
 
 
 class _Given:
-    """A source that is one env instance (pickled into the creator, so the runner gets a copy)."""
+    """A source that is one env instance (pickled into the creator): each call is a fresh copy of it,
+    since RLlib may build an env, close it, and build again (a closed env stays closed)."""
 
     def __init__(self, env: Env) -> None:
         self.env = env
 
     def __call__(self) -> Env:
-        return self.env
+        return copy.deepcopy(self.env)
 
 
 def _export(runner: Any) -> Any:
@@ -146,7 +148,6 @@ class RLlibView(View):
         ray = ensure_ray()
         self._ray = ray
         name = register(_Given(env), name=f"envbridge-view-{next(_COUNT)}")
-        env.close()  # the runner builds its own copy
         config = (
             PPOConfig()
             .environment(name)
@@ -157,7 +158,8 @@ class RLlibView(View):
             config.env_runners(env_to_module_connector=flatten_connector)
         self._key = name
         self.actor = _host(ray)
-        self._answer(self.actor.open.remote(name, config))
+        self._answer(self.actor.open.remote(name, config))  # the runner builds its own copy of env
+        env.close()  # after the copy was pickled: a copy of a closed env is closed too
         self._pending = False  # the last step ended an episode: the next step is RLlib's reset
 
     def _call(self, what: str, *args: Any) -> Any:

@@ -14,23 +14,21 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import numpy as np
 from bridge.adapters._shared.lowering import Lowering
 from bridge.adapters.gymnasium.export import GoalExport, GymnasiumEnv
-from bridge.adapters.gymnasium.lowering import FLAT
+from bridge.adapters.gymnasium.lowering import FLAT, lower
 from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.adapters.sb3.subproc import reporting_factory
 from bridge.adapters.sb3.subproc import vec_env_cls as sb3_vec_env_cls
 from bridge.compat import optional_import
 
-from bridge import runtimes
 from bridge.env import Env
 from bridge.errors import SpecError, close_beside, error
 from bridge.loading import resolve
-from bridge.options import resolve as resolve_options
-from bridge.options import split
+from bridge.options import declared, honoured_by, split
 from bridge.vector import VectorEnv
 
 optional_import("stable_baselines3", "the SB3 export")
 from stable_baselines3.common import env_util  # noqa: E402
-from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa: E402
 
 __all__ = ["make_vec_env", "to_sb3", "SB3Env", "GoalSB3Env"]
 
@@ -43,8 +41,9 @@ class SB3Env(GymnasiumEnv):
     export_name = "to_sb3"
     check_targets = ("sb3", "gymnasium")
 
-    def lowerings(self, neutral: Env, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        return super().lowerings(neutral, {**options, FLAT: True})  # one level of Dict: MultiInputPolicy's
+    def lower(self, space: Any, *, path: str, options: Dict[str, Any]) -> Lowering:
+        """The Gymnasium lowering with one level of Dict (MultiInputPolicy's)."""
+        return lower(space, path=path, options={**options, FLAT: True})
 
     def present(self) -> None:
         super().present()
@@ -99,11 +98,9 @@ def make_vec_env(
     n_envs, seed = _counts(n_envs, seed)
     given, unknown = split(options)
     if unknown:  # env kwargs go in env_kwargs: SB3's own make_vec_env has no **kwargs
-        fix = "Pass env kwargs as env_kwargs={...}; export options are " + ", ".join(runtimes.get("sb3").options)
+        fix = "Pass env kwargs as env_kwargs={...}; export options are " + ", ".join(honoured_by("sb3"))
         raise error(SpecError, "make_vec_env option", "be an export option", repr(sorted(unknown)), fix)
-    row = runtimes.get("sb3")
-    either = row.options + tuple(n for n in row.batch_options if n not in row.options)
-    resolve_options("make_vec_env", either, given, row.float32, row.refusals)  # before anything is built
+    checked = declared("sb3", "make_vec_env", given, batch=None)[0]  # before anything is built
     source = env_or_id_or_factory
     first, built = resolve(source, env_kwargs, subject="make_vec_env env", batch=True, num_envs=n_envs)
     if isinstance(first, VectorEnv):
@@ -122,11 +119,14 @@ def make_vec_env(
     else:
         probe.close()
         factory = functools.partial(_resolved, source, env_kwargs)
-    make = functools.partial(_export, factory, given)
+    # SB3's own two classes check each batch whole before any env moves (subproc.py): then that is
+    # the one action check of a step, and each env only decodes; with check_actions=False, neither checks
+    ours = vec_env_cls in (None, DummyVecEnv, SubprocVecEnv)
+    invalid_batch = probe.action_lowering.invalid_batch if checked["check_actions"] else None
+    make = functools.partial(_export, factory, {**given, "check_actions": False} if ours else given)
     if vec_env_cls is SubprocVecEnv:  # worker faults name the env and the step (subproc.py)
         make = reporting_factory(make)
-    # SB3's own classes, checking each batch whole before any env moves (subproc.py)
-    vec_env_cls = sb3_vec_env_cls(vec_env_cls, repr(probe.neutral), probe.action_lowering.invalid_batch)
+    vec_env_cls = sb3_vec_env_cls(vec_env_cls, repr(probe.neutral), invalid_batch)
     return env_util.make_vec_env(
         make, n_envs=n_envs, seed=seed, vec_env_cls=vec_env_cls, vec_env_kwargs=vec_env_kwargs, monitor_dir=monitor_dir
     )

@@ -11,9 +11,8 @@ import contextlib
 import io
 from typing import Any, Dict
 
-from bridge.adapters._shared.profile import announce_roundings, normalize_fix, run_runtime_checker
-from bridge.adapters.gymnasium.export import GymnasiumEnv
-from bridge.adapters.gymnasium.profile import export_or_report
+from bridge.adapters._shared.profile import announce_roundings, exported_or_reported, normalize_fix, run_runtime_checker
+from bridge.adapters.gymnasium.export import GymnasiumEnv, to_gymnasium
 from bridge.adapters.sb3.lowering import POLICY_REASONS, cnn_refusal, policy_for, sb3_refusal
 
 from bridge import spaces as ns
@@ -28,7 +27,7 @@ def sb3_profile(env: Any, report: Report, seed: int, options: Dict[str, Any]) ->
 
     options = {"float64_as_float32": True, **options}  # what to_sb3 builds
     policy, policy_kwargs = options.pop("policy", None), options.pop("policy_kwargs", None)
-    export = export_or_report(env, report, T, **options)
+    export = exported_or_reported(to_gymnasium, env, report, T, options)
     if export is None:
         return
     error = sb3_refusal(export.neutral.action_space, export.action_space)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 from bridge.adapters._shared.batch import BatchExport
@@ -24,7 +24,6 @@ from bridge.adapters.sb3.lowering import sb3_refusal
 from bridge.compat import optional_import
 
 from bridge.errors import SpecError, error
-from bridge.vector import VectorEnv
 from bridge.vector.batches import as_batch
 from bridge.vector.infos import env_infos
 
@@ -44,20 +43,15 @@ class BatchedVecEnv(BatchExport, VecEnv):
     export_name = "make_vec_env"
     autoreset_mode = "same-step"  # SB3 resets on the ending step; the base presents it
 
-    def lowerings(self, vector_env: VectorEnv, options: Dict[str, Any]) -> Tuple[Lowering, Lowering]:
-        return (
-            lower(vector_env.single_observation_space, path="observation", options={**options, FLAT: True}),
-            lower(vector_env.single_action_space, path="actions", options={**options, FLAT: True}),
-        )
+    def lower(self, space: Any, *, path: str, options: Dict[str, Any]) -> Lowering:
+        """The Gymnasium lowering, flattened as SB3's batched policies read it."""
+        return lower(space, path=path, options={**options, FLAT: True})
 
     def present(self) -> None:
         refusal = sb3_refusal(self.neutral.single_action_space, self.action_lowering.space)
         if refusal is not None:  # what SB3 cannot train on is refused here, as for scalar envs
             raise refusal
         n = self.num_envs
-        self._encode = self.observation_lowering.encode_batch
-        self._decode = self.action_lowering.decode_batch
-        self._check = self.port.check
         self._dict_obs = isinstance(self.observation_lowering.space, gymnasium.spaces.Dict)
         self._actions: Any = None
         self._returns = np.zeros(n, dtype=np.float64)
@@ -95,12 +89,12 @@ class BatchedVecEnv(BatchExport, VecEnv):
     def step(self, actions: np.ndarray) -> Any:
         # SB3's step_async + step_wait in one call: the same checks, one indirection less
         actions = as_batch(actions)  # a list of per-env actions, as DummyVecEnv takes
-        self._check(actions)
+        self.check_batch(actions)
         return self._step(actions)
 
     def step_async(self, actions: np.ndarray) -> None:
         actions = as_batch(actions)
-        self._check(actions)
+        self.check_batch(actions)
         self._actions = actions
 
     def step_wait(self) -> Any:

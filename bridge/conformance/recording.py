@@ -31,7 +31,9 @@ def record(
     ``env`` is a registered id, an Env, or a factory; episode ends are followed by ``reset()``.
     With ``states`` the tape also keeps the env's snapshots (``clone_state()``), so another era can
     replay it from the recorded state: after every entry for determinism "strong", after each reset
-    and every :data:`CHECKPOINT` steps for "weak", none for "none" (it has no snapshots).
+    and every :data:`CHECKPOINT` steps for "weak", none for "none" (it has no snapshots), nor for an
+    env whose snapshots restore only in the process that took them (``portable_snapshots`` False:
+    an imported env without snapshot hooks); another process then compares a free run.
     """
     seed = arguments.seed(seed, "conformance.record seed", optional=False)
     if actions is None:
@@ -47,7 +49,8 @@ def record(
     if actions is None:
         rng = np.random.default_rng(seed if action_seed is None else action_seed)
         actions = [env.action_space.sample(rng) for _ in range(steps)]
-    every = {"strong": 1, "weak": CHECKPOINT}.get(env.determinism, 0) if states else 0
+    portable = getattr(env.unwrapped, "portable_snapshots", True)
+    every = {"strong": 1, "weak": CHECKPOINT}.get(env.determinism, 0) if states and portable else 0
     kept: Dict[int, Any] = {}
     obs, _ = env.reset(seed=seed)
     entries = [Entry("reset", _copy(obs))]

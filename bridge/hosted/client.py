@@ -1,45 +1,59 @@
 """This side of a remote env: :func:`remote` starts ``python -m bridge.hosted.host`` in another
 interpreter and returns a :class:`RemoteEnv`, a :class:`bridge.Env` that forwards every call.
 
-The host is supervised by the one worker supervisor, :class:`bridge.workers.Pool` (its process
-adapter and frame connection below give it a sentinel and a pipe end to watch): a host that dies,
-hangs past ``timeout``, raises in the env, cannot build the env, or sends a frame that is not ours
-becomes a ContractError here at once; the host is then terminated and joined and the env is closed
+The host is supervised by the one worker supervisor, :class:`bridge.workers.Pool` (the process
+adapter and frame connection of :mod:`bridge.hosted.pipes` give it a sentinel and a pipe end to
+watch): a host that dies, hangs past ``timeout``, raises in the env, cannot build the env, or sends
+a frame that is not ours becomes a ContractError here at once; the host is then terminated and
+joined and the env is closed
 (build a new one), as a local process worker's pool is.
+
+Every wait has a deadline: the host's pipes are non-blocking on this side, so a frame begun and
+not finished, and a request the host stops taking, fail within ``timeout`` as a hang does. A
+caller's value that cannot cross (not plain data) is refused before anything is sent, the env
+still usable. Nothing leaks: a host dropped without ``close()`` is stopped by a finalizer, the
+host ends itself (and what it forked) when this process dies (its lifeline pipe closes), what it
+forked is stopped with it after a crash (its process group), and its stderr file stays capped.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-import select
-import subprocess
+import re
+import shutil
 import sys
-import tempfile
+import weakref
 from typing import Any, Dict, Iterable, Optional, Tuple
 
 from bridge import spaces
 from bridge.env import Env
-from bridge.errors import ContractError, SpecError, error, message
-from bridge.hosted import protocol, pythons
+from bridge.errors import ContractError, SpecError, error
+from bridge.hosted import protocol, pythons, wire
+from bridge.hosted.pipes import FrameConn, HostProcess
 from bridge.hosted.pythons import PYTHON_VARIABLE
+from bridge.hosted.stepping import SharedSteps
 from bridge.workers import DEFAULT_TIMEOUT, Complaint, Pool, check_timeout, raised
 
-__all__ = ["remote", "RemoteEnv", "host_python", "PYTHON_VARIABLE"]
-
-_STDERR_TAIL = 600  # characters of the host's stderr a death message quotes
+__all__ = ["remote", "RemoteEnv", "host_python", "hosted_factory", "PYTHON_VARIABLE"]
 
 
 def host_python(python: Optional[str]) -> str:
-    """The interpreter path ``python`` names: a path, or an era name (:mod:`bridge.hosted.pythons`)."""
+    """The interpreter path ``python`` names: a path, an era name (:mod:`bridge.hosted.pythons`), or a
+    command on ``PATH`` (``"python3.9"``)."""
     if python is None:
         return sys.executable
     if not isinstance(python, str) or not python:
         raise error(SpecError, "remote python", "be an interpreter path or an era name", repr(python), _PY_FIX)
     path = python
     if os.sep not in python and not os.path.exists(python):
-        path = pythons.era_python(python)
-        if not path:
+        era = re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", python) is not None
+        path = (pythons.era_python(python) if era else "") or shutil.which(python) or ""
+        if not path and era:
             raise pythons.not_found(python)
+        if not path:
+            expectation = "be an interpreter path, a command on PATH or an era name"
+            raise error(SpecError, "remote python", expectation, f"{python!r} (no such command)", _PY_FIX)
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise error(SpecError, "remote python", "be an executable interpreter", repr(path), _PY_FIX)
     return path
@@ -48,96 +62,12 @@ def host_python(python: Optional[str]) -> str:
 _PY_FIX = "Pass e.g. python='/path/to/venv/bin/python' or python='legacy' with $ENVBRIDGE_PYTHON_LEGACY set"
 
 
-class HostProcess:
-    """A ``subprocess.Popen`` host as the supervisor sees a worker (sentinel, join, exitcode, ...)."""
-
-    def __init__(self, command: list) -> None:
-        self.stderr = tempfile.TemporaryFile()  # a file, not a pipe: a chatty host never blocks on it
-        # its own process group, as the pool's workers: what the env forks is stopped with the host
-        self.popen = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            close_fds=True,
-            start_new_session=True,
-        )
-        self.pid = self.popen.pid
-        self.pidfd = hasattr(os, "pidfd_open")  # readable once the host exits; else its stdout's EOF
-        self.sentinel = os.pidfd_open(self.popen.pid) if self.pidfd else self.popen.stdout.fileno()
-
-    @property
-    def exitcode(self) -> Optional[int]:
-        return self.popen.poll()
-
-    def join(self, timeout: Optional[float] = None) -> None:
-        try:
-            self.popen.wait(timeout)
-        except subprocess.TimeoutExpired:
-            pass
-
-    def is_alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def terminate(self) -> None:
-        if self.is_alive():
-            self.popen.terminate()
-
-    def kill(self) -> None:
-        if self.is_alive():
-            self.popen.kill()
-
-    def stderr_tail(self) -> str:
-        self.stderr.seek(0, os.SEEK_END)
-        size = self.stderr.tell()
-        self.stderr.seek(max(0, size - _STDERR_TAIL))
-        return self.stderr.read().decode("utf-8", "replace").strip()
-
-    def release(self) -> None:
-        """Close what this side holds of the stopped host (pipes, sentinel, the stderr file)."""
-        for stream in (self.popen.stdin, self.popen.stdout, self.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        if self.pidfd and self.sentinel >= 0:
-            os.close(self.sentinel)
-            self.sentinel = -1
-
-
-class FrameConn:
-    """The host's pipes as the supervisor's connection: ``send`` / ``recv`` / ``poll`` of frames."""
-
-    def __init__(self, process: HostProcess, timeout: Optional[float]) -> None:
-        self.out_fd = process.popen.stdin.fileno()
-        self.in_fd = process.popen.stdout.fileno()
-        self.reader = protocol.FrameReader(self.in_fd)
-        self.timeout = timeout
-
-    def fileno(self) -> int:
-        return self.in_fd
-
-    def send(self, tree: Any) -> None:
-        protocol.write_frame(self.out_fd, protocol.encode(tree))
-
-    def recv(self) -> Any:
-        return protocol.decode(self.reader.read(self._wait))
-
-    def poll(self, timeout: float = 0.0) -> bool:
-        return bool(self.reader.buffer) or bool(select.select([self.in_fd], [], [], timeout)[0])
-
-    def _wait(self) -> None:
-        """Between the parts of one frame: the rest must come within the timeout."""
-        if not self.poll(self.timeout if self.timeout is not None else None):  # type: ignore[arg-type]
-            got = f"{len(self.reader.buffer)} bytes of a frame, then silence for {self.timeout:g} s"
-            raise protocol.ProtocolError(message("remote frame", "arrive whole", got, "Check the host"))
-
-    def close(self) -> None:
-        pass  # HostProcess.release closes the pipes once the host is stopped
-
-
 class RemoteEnv(Env):
-    """A :class:`bridge.Env` whose env runs in another interpreter (see :func:`remote`)."""
+    """A :class:`bridge.Env` whose env runs in another interpreter (see :func:`remote`).
+
+    ``count`` > 1 builds that many envs in the host, for :class:`bridge.hosted.vector.RemoteVectorEnv`
+    (which steps them as one batch); the single-env methods then act on the first.
+    """
 
     def __init__(
         self,
@@ -147,6 +77,8 @@ class RemoteEnv(Env):
         timeout: Optional[float] = DEFAULT_TIMEOUT,
         kwargs: Optional[Dict[str, Any]] = None,
         imports: Iterable[str] = (),
+        shared_memory: bool = True,
+        count: int = 1,
         wrappers: Iterable[str] = (),
         import_options: Optional[Dict[str, Any]] = None,
     ) -> None:
@@ -160,7 +92,19 @@ class RemoteEnv(Env):
         self.source, self.timeout = source, check_timeout(timeout, "remote")
         self.python = host_python(python)
         self.steps, self.needs_reset, self.host_traceback = 0, True, ""
-        self.process = HostProcess([self.python, "-m", "bridge.hosted.host"])
+        payload = {"source": source, "kwargs": dict(kwargs or {}), "imports": list(imports), "count": count}
+        payload.update(wrappers=wrappers, import_options=dict(import_options or {}))
+        build = self._frame(("build", payload), "kwargs")  # refused here, before a host starts
+        self.shared: Optional[SharedSteps] = None
+        self.wire = {"step": "frames"}  # how steps travel (see attach)
+        region = wire.make_region() if shared_memory else None
+        try:
+            self.process = HostProcess([self.python, "-m", "bridge.hosted.host"], region)
+        except BaseException:
+            if region is not None:
+                os.close(region)
+            raise
+        self._finalizer = weakref.finalize(self, self.process.shutdown, 1.0)
         conn = FrameConn(self.process, self.timeout)
         self.pool = Pool(
             [self.process],
@@ -169,21 +113,23 @@ class RemoteEnv(Env):
             self.timeout,
             self._where,
             f"remote env {source!r}",
-            on_stop=self.process.release,
+            on_stop=self._release,
             on_death=self._died,
             on_garbled=_garbled,
         )
-        self.peer = self._handshake()
-        build = {"source": source, "kwargs": dict(kwargs or {}), "imports": list(imports)}
-        build.update(wrappers=wrappers, import_options=dict(import_options or {}))
-        self.pool.send(0, ("build", build))
-        built = self._result("build", "in the host")
-        self.observation_space = spaces.from_dict(built["observation_space"])
-        self.action_space = spaces.from_dict(built["action_space"])
-        self.metadata, self.render_mode = built["metadata"], built["render_mode"]
-        self.determinism, self.name = built["determinism"], built["name"]
-        bound = built.get("max_episode_steps")  # the host's episode_bound: an int >= 1 or None, else ignored
-        self.max_episode_steps = bound if type(bound) is int and bound >= 1 else None
+        try:
+            self.peer = self._handshake()
+            self.pool.send(0, build, "build")
+            self._describe(self._result("build", "in the host"))
+            if region is not None:
+                self._attach(region, count)
+        except BaseException:
+            self.pool.stop(grace=0.0)  # whatever went wrong, no host is left running
+            self._finalizer.detach()
+            raise
+        finally:
+            if region is not None:
+                os.close(region)  # mapped (or not used): the mappings hold the memory
         self.pool.names = [f"remote env {source!r} ({self.name} in {self.peer['python_label']})"]
 
     # -- the handshake -----------------------------------------------------------------------
@@ -193,8 +139,10 @@ class RemoteEnv(Env):
         if not ok:
             self.pool.fault(0, _garbled("hello", f"{protocol.shown(reply)}"), "at start")
         peer, here = reply[1], protocol.hello()
-        theirs = f"envbridge {peer.get('envbridge')} (protocol {peer.get('protocol')})"
-        if (peer.get("envbridge"), peer.get("protocol")) != (here["envbridge"], here["protocol"]):
+        versions = (peer.get("envbridge"), peer.get("protocol"))
+        if versions != (here["envbridge"], here["protocol"]):
+            show: Any = str if tuple(map(str, versions)) != (here["envbridge"], str(here["protocol"])) else repr
+            theirs = f"envbridge {show(versions[0])} (protocol {show(versions[1])})"
             expectation = f"run envbridge {here['envbridge']} (protocol {here['protocol']}) as this side does"
             got = f"{theirs} on Python {peer.get('python')}, numpy {peer.get('numpy')}"
             fix = f"Install this envbridge into {self.python} (pip install -e /path/to/envbridge)"
@@ -202,58 +150,134 @@ class RemoteEnv(Env):
         peer["python_label"] = f"Python {peer.get('python')}, numpy {peer.get('numpy')}"
         return peer
 
+    def _describe(self, built: Any) -> None:
+        """Take the host's description of the env it built; anything else is a garbled reply."""
+        keys = {
+            "observation_space",
+            "action_space",
+            "metadata",
+            "render_mode",
+            "determinism",
+            "name",
+            "max_episode_steps",
+        }
+        try:
+            if not isinstance(built, dict) or set(built) != keys:
+                raise ValueError(f"a build reply without exactly {sorted(keys)}: {protocol.shown(built)}")
+            ok = isinstance(built["metadata"], dict) and isinstance(built["name"], str)
+            ok = ok and isinstance(built["render_mode"], (str, type(None))) and isinstance(built["determinism"], str)
+            if not ok:
+                raise ValueError(f"a build reply of other types: {protocol.shown(built)}")
+            self.observation_space = spaces.from_dict(built["observation_space"])
+            self.action_space = spaces.from_dict(built["action_space"])
+        except Exception as e:  # noqa: BLE001 - a peer's reply: whatever it holds is named, never raw
+            self.pool.fault(0, _garbled("build", f"{type(e).__name__}: {e}"), "in the host")
+        self.metadata, self.render_mode = built["metadata"], built["render_mode"]
+        self.determinism, self.name = built["determinism"], built["name"]
+        bound = built["max_episode_steps"]  # the host's episode_bound: an int >= 1 or None, else ignored
+        self.max_episode_steps = bound if type(bound) is int and bound >= 1 else None
+
+    def _attach(self, region: int, n: int) -> None:
+        """Steps through the shared-memory region from now on, if the spaces allow it; the host
+        must lay it out exactly as this side does."""
+        layout = wire.Layout(self.observation_space, self.action_space, n)
+        if not (wire.supported(self.observation_space) and wire.supported(self.action_space)):
+            return
+        wire.size_and_seal(region, layout.size)
+        self.pool.send(0, self._frame(("attach", None), "attach"), "attach")
+        said = self._result("attach", "at attach")
+        if not isinstance(said, dict) or said.get("layout") != layout.describe():
+            got = protocol.shown(said.get("layout") if isinstance(said, dict) else said)
+            expectation = f"lay out the shared region as its spaces do ({protocol.shown(layout.describe())})"
+            self.pool.fault(0, (expectation, got, "Run the same envbridge version in both interpreters"), "at attach")
+        self.shared = SharedSteps(self.pool, region, layout, self._answer_step)
+        self.wire = {"step": "shared memory", "doorbell": str(said.get("doorbell")), "spin": str(said.get("spin"))}
+
+    def _release(self) -> None:
+        self.process.release()
+        if self.shared is not None:
+            self.shared.close()
+            self.shared = None
+
     # -- the Env API -------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         self.pool.require_open()
         super().reset(seed=seed)  # the seed is checked here, before the host is asked
-        self.pool.send(0, ("reset", {"seed": None if seed is None else int(seed), "options": options}))
+        request = ("reset", {"seed": None if seed is None else int(seed), "options": options})
+        self.pool.send(0, self._frame(request, "reset options"), "reset")
         obs, info = self._result("reset")
         self.steps, self.needs_reset = 0, False
         return obs, info
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, dict]:
         self.pool.require_open()
-        self.pool.send(0, ("step", action))
-        obs, reward, terminated, truncated, info = self._result("step")
+        if self.shared is not None and self.shared.put_action(action):
+            obs, reward, terminated, truncated, info = self.shared.step_one("step")
+        else:  # no region, or an action not exactly of its space: sent as given
+            self.pool.send(0, self._frame(("step", action), "step action"), "step")
+            obs, reward, terminated, truncated, info = self._result("step")
         self.steps += 1
         self.needs_reset = terminated or truncated
         return obs, reward, terminated, truncated, info
 
     def render(self) -> Any:
         self.pool.require_open()
-        self.pool.send(0, ("render", None))
+        self.pool.send(0, self._frame(("render", None), "render"), "render")
         return self._result("render")
 
     def clone_state(self, *, include_rng: bool = True) -> dict:
         self.pool.require_open()
-        self.pool.send(0, ("clone_state", bool(include_rng)))
+        self.pool.send(0, self._frame(("clone_state", bool(include_rng)), "clone_state"), "clone_state")
         return self._result("clone_state")
 
     def restore_state(self, snapshot: dict) -> None:
         self.pool.require_open()
-        self.pool.send(0, ("restore_state", snapshot))
+        self.pool.send(0, self._frame(("restore_state", snapshot), "restore_state snapshot"), "restore_state")
         self._result("restore_state")
 
     def close(self) -> None:
         if not self.pool.closed:
             try:
-                self.pool.conns[0].send(("close", None))
+                self.pool.conns[0].send(protocol.encode(("close", None)))
             except (OSError, ValueError):
-                pass  # the host is gone already
+                pass  # the host is gone already, or stopped reading: stopped below
         self.pool.stop(grace=1.0)
+        self._finalizer.detach()
 
     def __repr__(self) -> str:
         return f"<RemoteEnv {getattr(self, 'name', self.source)} in {self.python}>"
 
-    # -- replies -----------------------------------------------------------------------------
+    # -- requests and replies ------------------------------------------------------------------
+    def _frame(self, request: Tuple[str, Any], what: str) -> bytes:
+        """The frame of ``request``; a value that cannot cross is the caller's mistake, refused
+        here before anything is sent (the env is untouched and still usable)."""
+        try:
+            return protocol.encode(request)
+        except SpecError as e:
+            got = e.parts[2] if getattr(e, "parts", None) else str(e)
+            expectation = "be plain data (dict, list, tuple, ndarray, numpy scalar, str, int, float, bool or None)"
+            fix = "Pass plain data: only that crosses to the host (the env is unchanged and still usable)"
+            raise error(SpecError, f"remote env {self.source!r} {what}", expectation, got, fix) from None
+
     def _result(self, call: str, when: Optional[str] = None) -> Any:
-        reply = self.pool.receive(0, call, when)
+        reply = None
+        for _ in range(3):  # a stale ring of the step wire (an empty frame) or two may come first
+            reply = self.pool.receive(0, call, when)
+            if reply is not None:
+                break
+        return self._answer(reply, call, when)
+
+    def _answer_step(self, reply: Any) -> None:
+        self._answer(reply, "step", None)
+        self.pool.fault(0, _garbled("step", protocol.shown(reply)))  # an "ok" frame in place of the region's reply
+
+    def _answer(self, reply: Any, call: str, when: Optional[str]) -> Any:
         kind = reply[0] if isinstance(reply, tuple) and reply else None
         if kind == "ok" and len(reply) == 2:
             return reply[1]
-        if kind == "refused" and len(reply) == 4 and isinstance(reply[2], str):
+        if kind == "refused" and len(reply) in (4, 5) and isinstance(reply[2], str):
             raise ContractError(reply[2])  # the host env's own refusal; it is unchanged and usable
-        if kind == "error" and len(reply) == 4 and isinstance(reply[2], str) and isinstance(reply[3], str):
+        if kind == "error" and len(reply) in (4, 5) and isinstance(reply[2], str) and isinstance(reply[3], str):
             self.host_traceback = reply[3]
             self.pool.fault(0, self._raised(reply[1], reply[2], reply[3]), when)
         self.pool.fault(0, _garbled(call, protocol.shown(reply)), when)
@@ -305,6 +329,7 @@ def remote(
     timeout: Optional[float] = DEFAULT_TIMEOUT,
     kwargs: Optional[Dict[str, Any]] = None,
     imports: Iterable[str] = (),
+    shared_memory: bool = True,
     wrappers: Iterable[str] = (),
     import_options: Optional[Dict[str, Any]] = None,
 ) -> RemoteEnv:
@@ -318,6 +343,8 @@ def remote(
         timeout: seconds one call may take before the host counts as hung (None: no limit).
         kwargs: given to the id's entry point or the factory, in the host (plain data).
         imports: modules the host imports first (ids they register), as ``--import``.
+        shared_memory: step through a shared-memory region where the spaces allow it (see
+            :mod:`bridge.hosted.wire`; ``RemoteEnv.wire`` says what is used); False: frames only.
         wrappers: ``module:Class`` names the host wraps the env in, innermost first, as ``--wrapper``.
         import_options: the importer's options in the host (plain data), e.g. ``{"drop_keys": ["mission"]}``
             as ``--drop-key mission``.
@@ -328,6 +355,32 @@ def remote(
         timeout=timeout,
         kwargs=kwargs,
         imports=imports,
+        shared_memory=shared_memory,
         wrappers=wrappers,
         import_options=import_options,
+    )
+
+
+def hosted_factory(
+    source: str,
+    python: Optional[str],
+    imports: Iterable[str] = (),
+    wrappers: Iterable[str] = (),
+    import_options: Optional[Dict[str, Any]] = None,
+) -> Any:
+    """An entry point that hosts ``source``: keyword arguments a registry passes (``render_mode``,
+    ...) go to the env's own entry point in the host, as ``kwargs`` of :func:`remote`."""
+    return functools.partial(_hosted, source, python, tuple(imports), tuple(wrappers), import_options)
+
+
+def _hosted(
+    source: str,
+    python: Optional[str],
+    imports: Tuple[str, ...],
+    wrappers: Tuple[str, ...],
+    import_options: Optional[Dict[str, Any]],
+    **kwargs: Any,
+) -> RemoteEnv:
+    return RemoteEnv(
+        source, python=python, kwargs=kwargs, imports=imports, wrappers=wrappers, import_options=import_options
     )

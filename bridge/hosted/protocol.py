@@ -8,8 +8,15 @@ encoding (:mod:`bridge._plaindata`: tuples, escaped marker keys, numpy scalars) 
 
 The reader is written for a peer as untrusted as a file from a stranger: the frame length is
 checked against :class:`~bridge.safe_files.Limits` before its body is allocated, the header within
-the JSON limits before it is parsed, every declared array (plain dtype, shape, byte count) before
-it is read out of the body, and the declared sizes must add up to exactly the body.
+the JSON limits (bytes, depth, and the containers and values it expands to) before it is parsed,
+every declared array (plain dtype, shape, byte count) before it is read out of the body, and the
+declared sizes must add up to exactly the body.
+
+Every wait has a deadline. On a non-blocking file descriptor (the client's ends of the host's
+pipes) :class:`FrameReader` waits for the rest of a begun frame at most ``timeout`` seconds and
+:func:`write_frame` waits at most that long for a peer that stopped reading; either raises
+:class:`Stalled` (a ``TimeoutError``) saying how much moved. A blocking descriptor (the host's
+ends) simply blocks: the host has nothing else to do, and it exits when its client dies.
 """
 
 from __future__ import annotations
@@ -17,8 +24,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import select
 import struct
 import sys
+import time
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
@@ -28,7 +37,17 @@ from bridge._version import __version__
 from bridge.errors import ContractError, message
 from bridge.safe_files import LIMITS, Limits
 
-__all__ = ["PROTOCOL", "hello", "shown", "encode", "decode", "write_frame", "FrameReader", "ProtocolError"]
+__all__ = [
+    "PROTOCOL",
+    "hello",
+    "shown",
+    "encode",
+    "decode",
+    "write_frame",
+    "FrameReader",
+    "ProtocolError",
+    "Stalled",
+]
 
 PROTOCOL = 1  # bumped on any change of the frame layout or the message set
 _FRAME, _HEADER = struct.Struct("!Q"), struct.Struct("!I")
@@ -50,6 +69,11 @@ class ProtocolError(ContractError):
     """A frame that does not follow the wire format (the peer is not a envbridge host, or broken)."""
 
 
+class Stalled(TimeoutError):
+    """A peer that stopped in the middle of a frame (reading or writing) past the deadline; the
+    message says how much of the frame moved."""
+
+
 def _refuse(expectation: str, got: str) -> ProtocolError:
     return ProtocolError(message("remote frame", expectation, got, _FIX))
 
@@ -68,6 +92,11 @@ def encode(tree: Any, limits: Limits = LIMITS) -> bytes:
     parts = [_HEADER.pack(len(text)), text] + [a.tobytes() for a in arrays]
     size = sum(len(p) for p in parts)
     return _FRAME.pack(size) + b"".join(parts)
+
+
+def doorbell() -> bytes:
+    """The empty frame: no message, it only wakes a peer that sleeps on the pipe (see :mod:`bridge.hosted.wire`)."""
+    return _FRAME.pack(0)
 
 
 def decode(body: bytes, limits: Limits = LIMITS) -> Any:
@@ -115,8 +144,12 @@ def _arrays(declared: List[Any], data: memoryview, limits: Limits) -> List[np.nd
         if dtype.subdtype is not None or not dtype.itemsize:
             raise _refuse("declare arrays as [plain dtype, shape]", _plaindata.shown(entry))
         nbytes = math.prod(entry[1]) * dtype.itemsize
-        if nbytes > min(limits.max_member_bytes, len(data) - offset):
-            raise _refuse(f"hold the {nbytes:,} bytes of array {len(arrays)}", f"{len(data) - offset:,} bytes left")
+        if nbytes > limits.max_member_bytes:
+            expectation = f"declare arrays of at most {limits.max_member_bytes:,} bytes (Limits.max_member_bytes)"
+            raise _refuse(expectation, f"{nbytes:,} bytes for array {len(arrays)}")
+        if nbytes > len(data) - offset:
+            expectation = f"hold the {nbytes:,} bytes it declares for array {len(arrays)}"
+            raise _refuse(expectation, f"only {len(data) - offset:,} bytes after the arrays before it")
         array = np.frombuffer(data[offset : offset + nbytes], dtype=dtype).reshape(entry[1]).copy()
         arrays.append(array)
         offset += nbytes
@@ -125,11 +158,31 @@ def _arrays(declared: List[Any], data: memoryview, limits: Limits) -> List[np.nd
     return arrays
 
 
-def write_frame(fd: int, frame: bytes) -> None:
-    """Write all of ``frame`` to the file descriptor (a pipe may take it in parts)."""
+def write_frame(fd: int, frame: bytes, timeout: Optional[float] = None) -> None:
+    """Write all of ``frame`` to the file descriptor (a pipe may take it in parts).
+
+    On a non-blocking descriptor the peer must take the whole frame within ``timeout`` seconds
+    (None: as long as it takes), else :class:`Stalled`."""
     view = memoryview(frame)
+    deadline = None if timeout is None else time.monotonic() + timeout
     while view:
-        view = view[os.write(fd, view) :]
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            if not _wait(fd, deadline, write=True):
+                got = f"{len(frame) - len(view):,} of the {len(frame):,} bytes of a frame taken"
+                raise Stalled(f"{got}, then nothing more until {timeout:g} s had passed") from None
+
+
+def _wait(fd: int, deadline: Optional[float], write: bool = False) -> bool:
+    """Wait until ``fd`` is ready or ``deadline`` passes (None: no deadline); False on the deadline."""
+    while True:
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            return False
+        ready = select.select([], [fd], [], remaining) if write else select.select([fd], [], [], remaining)
+        if ready[1 if write else 0]:
+            return True
 
 
 class FrameReader:
@@ -140,24 +193,34 @@ class FrameReader:
         self.buffer = bytearray()
         self.max_body = limits.max_total_bytes + limits.max_json_bytes
 
-    def read(self, wait: Optional[Any] = None) -> bytes:
+    def ready(self) -> bool:
+        """True when the buffer already holds a whole frame (the descriptor may have nothing more)."""
+        if len(self.buffer) < _FRAME.size:
+            return False
+        return len(self.buffer) - _FRAME.size >= _FRAME.unpack_from(self.buffer)[0]
+
+    def read(self, timeout: Optional[float] = None) -> bytes:
         """The next frame's body; EOFError when the peer closed before a whole frame.
 
-        ``wait(remaining)`` is called before each read once a frame has begun (it raises when the
-        peer stays silent in the middle of a frame).
+        On a non-blocking descriptor, the frame must arrive whole within ``timeout`` seconds of
+        this call (None: as long as the peer keeps its end open), else :class:`Stalled`.
         """
-        head = self._exactly(_FRAME.size, wait)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        head = self._exactly(_FRAME.size, deadline, timeout, "of the 8 bytes of a frame's length")
         (size,) = _FRAME.unpack(head)
         if size > self.max_body:
             got = f"a frame of {size:,} bytes (first bytes {bytes(head)!r})"
             raise _refuse(f"be at most {self.max_body:,} bytes (Limits.max_total_bytes + .max_json_bytes)", got)
-        return self._exactly(size, wait)
+        return self._exactly(size, deadline, timeout, f"of the {size:,} bytes of a frame")
 
-    def _exactly(self, count: int, wait: Optional[Any]) -> bytes:
+    def _exactly(self, count: int, deadline: Optional[float], timeout: Optional[float], what: str) -> bytes:
         while len(self.buffer) < count:
-            if wait is not None and self.buffer:
-                wait()
-            chunk = os.read(self.fd, max(65536, count - len(self.buffer)))
+            try:
+                chunk = os.read(self.fd, max(65536, count - len(self.buffer)))
+            except BlockingIOError:
+                if not _wait(self.fd, deadline):
+                    raise Stalled(f"{len(self.buffer):,} {what}, then silence until {timeout:g} s had passed") from None
+                continue
             if not chunk:
                 raise EOFError("the peer closed its end")
             self.buffer += chunk

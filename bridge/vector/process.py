@@ -1,6 +1,6 @@
 """One worker process per env behind the VectorEnv base (``bridge.vectorize(workers="process")``).
 
-The workers run :func:`bridge.workers.serve`; the parent supervises them with one
+The workers run :func:`bridge.vector.worker.serve`; the parent supervises them with one
 :class:`bridge.workers.Pool`: a worker that raises, dies (``os._exit``, a crash in native code, the
 OOM killer, killed while idle), sends a reply that cannot be pickled, or stays silent past
 ``timeout`` is a :class:`~bridge.errors.ContractError` naming the env index and the step, raised at
@@ -25,13 +25,15 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from bridge import spaces
+from bridge.checks import step_output
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, error
 from bridge.vector.base import VectorStepResult
 from bridge.vector.infos import merge_env_infos
 from bridge.vector.shared import SharedBatches, attach
-from bridge.vector.sync import ScalarBatch, check_scalar_step, same_spaces
-from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, raised, serve, stop_processes, unpicklable
+from bridge.vector.sync import ScalarBatch, same_spaces
+from bridge.vector.worker import serve
+from bridge.workers import DEFAULT_TIMEOUT, Pool, check_timeout, raised, stop_processes, unpicklable
 
 __all__ = ["ProcessVectorEnv"]
 
@@ -98,6 +100,7 @@ class ProcessVectorEnv(ScalarBatch):
         names = [f"env {i}" for i in range(self.num_envs)]
         self.pool = Pool(processes, conns, names, self.timeout, self._where, "ProcessVectorEnv", on_stop=self._release)
         replies = self.pool.gather(range(self.num_envs), "build", "at construction")
+        self.pool.remember_groups()  # each worker leads its group before it builds its env
         described = [self._reply(i, reply, "build") for i, reply in enumerate(replies)]
         self.pool.names = [f"env {i} ({d[4]})" for i, d in enumerate(described)]
         same_spaces([(d[0], d[1]) for d in described], self.close)
@@ -147,7 +150,7 @@ class ProcessVectorEnv(ScalarBatch):
         truncated = np.zeros(n, dtype=bool)
         infos: List[Optional[dict]] = [None] * n
         for i, reply in zip(chosen, self.pool.gather(chosen, "step")):
-            out = check_scalar_step(self._reply(i, reply, "step"), self.pool.name(i))
+            out = step_output(self._reply(i, reply, "step"), self.pool.name(i))
             obs, rewards[i], terminated[i], truncated[i], infos[i] = out
             if reply[0] != "shared":
                 self._keep_piped(i, obs, "step")

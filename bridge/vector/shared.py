@@ -197,6 +197,6 @@ class WorkerBatches:
 
 
 def attach(payload: Tuple[Any, int]) -> WorkerBatches:
-    """The worker side of ``("attach", (handle, index))`` (see :func:`bridge.workers.serve`)."""
+    """The worker side of ``("attach", (handle, index))`` (see :func:`bridge.vector.worker.serve`)."""
     handle, index = payload
     return WorkerBatches(handle, index)

@@ -14,7 +14,7 @@ from bridge.vector.base import VectorEnv, VectorStepResult
 from bridge.vector.infos import merge_env_infos
 from bridge.workers import apply, raised
 
-__all__ = ["SyncVectorEnv", "ScalarBatch", "check_scalar_step", "same_spaces", "distinct_envs"]
+__all__ = ["SyncVectorEnv", "ScalarBatch", "same_spaces", "distinct_envs"]
 
 
 def same_spaces(described: Sequence[Tuple[spaces.Space, spaces.Space]], close: Callable[[], None]) -> None:
@@ -40,29 +40,6 @@ def distinct_envs(envs: Sequence[Any], close: Callable[[], None]) -> None:
             f"the instance of env {users.index(users[first])} again",
             "Pass a factory that builds a new env on every call, e.g. lambda: MyEnv(), not lambda: env",
         )
-
-
-def check_scalar_step(out: Any, name: str) -> Tuple[Any, float, bool, bool, dict]:
-    """One sub-env's step output, checked as the single-env guard checks it."""
-    if type(out) is not tuple or len(out) != 5:
-        got = f"a {len(out)}-tuple" if isinstance(out, tuple) else type(out).__name__
-        fix = "Split done into terminated and truncated"
-        raise error(
-            ContractError, f"{name} step()", "return a 5-tuple (obs, reward, terminated, truncated, info)", got, fix
-        )
-    obs, reward, terminated, truncated, info = out
-    if type(reward) is not float:
-        raise error(ContractError, f"{name} step reward", "be a Python float", repr(reward), "Return float(reward)")
-    if reward - reward != 0.0:  # NaN or inf: the single-env guard's rule, the same message
-        fix = "Guard the reward computation against NaN and inf"
-        raise error(ContractError, f"{name} step reward", "be finite", reward, fix)
-    if type(info) is not dict:
-        got = f"{type(info).__name__} {info!r}"
-        raise error(ContractError, f"{name} step info", "be a dict", got, "Return {} when there is nothing to report")
-    for label, flag in (("terminated", terminated), ("truncated", truncated)):
-        if type(flag) is not bool:
-            raise error(ContractError, f"{name} step {label}", "be a Python bool", repr(flag), f"Return bool({label})")
-    return out
 
 
 class ScalarBatch(VectorEnv):
@@ -146,7 +123,7 @@ class SyncVectorEnv(ScalarBatch):
         space = self.single_action_space
         for i in np.flatnonzero(active).tolist():
             out = self._sub(i, "step", self.envs[i].step, spaces.iterate(space, actions, i))
-            obs, rewards[i], terminated[i], truncated[i], infos[i] = check_scalar_step(out, f"env {i}")
+            obs, rewards[i], terminated[i], truncated[i], infos[i] = checks.step_output(out, f"env {i}")
             self._keep(i, obs, "step", f"env {i}")
         return self._stack(), rewards, terminated, truncated, merge_env_infos(infos, n)
 

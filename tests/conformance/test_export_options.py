@@ -138,3 +138,23 @@ def test_docs_options_table_is_the_runtime_tables():
     assert options_table() in text, "docs/options.md's table differs: paste options_table() from this test"
     for option in OPTIONS.values():
         assert f"`{option.name}`: {option.meaning}" in text, option.name
+
+
+SCALAR = [(r, n) for r, n, kind in EXPORTS if kind == "scalar" and n != "register_rllib"]
+
+
+@pytest.mark.parametrize("runtime, name", SCALAR, ids=[n for _, n in SCALAR])
+def test_a_typo_of_an_option_is_refused_by_name_with_the_option_it_was_meant_to_be(runtime, name):
+    # a keyword that is neither an option nor an argument of the env's constructor: never the env's TypeError
+    if runtimes.probe(runtime):
+        pytest.skip(f"{runtime} is not installed here (not this era)")
+    row = runtimes.get(runtime)
+    export = runtimes.load(row.exports[name])
+    text = (
+        f"{name} keyword must be one of its options {list(row.options)} or an argument of the env, "
+        "got 'check_action'. Did you mean check_actions?"
+    )
+    for source in ("envbridge/GridWorld-v0", GridWorld):
+        with raises_exactly(SpecError, text):
+            export(source, check_action=True)
+    export("envbridge/GridWorld-v0", render_mode=None).close()  # an argument of the env's own is the env's

@@ -91,6 +91,8 @@ PASSED = "PASSED tests/test_conformance_eras.py::TestCorridorAcrossEras::"
 NUMERIC = os.path.join(ROOT, "tests", "toy_envs", "numeric.py")
 ENVS = ["corridor_pkg:Corridor", "corridor_pkg.numeric:Hover", "corridor_pkg.numeric:DeclaredHover"]
 HOVER_FAILS = "FAILED tests/test_conformance_eras.py::TestHoverAcrossEras::test_the_env_is_the_same_in_every_era"
+# DeclaredHover declares 4 ulps: more than that on some machine fails it, as measured (checked below)
+DECLARED_FAILS = HOVER_FAILS.replace("TestHover", "TestDeclaredHover")
 DOCS = "docs/conformance.md, 'Why two platforms can differ in the last bit'"
 
 
@@ -165,9 +167,9 @@ def test_init_tox_runs_a_user_project_in_both_eras_and_the_tapes_agree(project):
     first = _tox(tmp_path, "core-py311")  # no other era's tapes yet: everything passes
     assert f"recorded {tmp_path / TAPES / 'py311-numpy2.npz'}" in first
     # replays the 3.11 tapes through gym 0.23 and DreamerV2 and on numpy 1.19.5, records 3.9's
-    legacy = _tox(tmp_path, "legacy", may_fail=[HOVER_FAILS])
+    legacy = _tox(tmp_path, "legacy", may_fail=[HOVER_FAILS, DECLARED_FAILS])
     assert f"recorded {tmp_path / TAPES / 'py39-numpy1.npz'}" in legacy
-    again = _tox(tmp_path, "core-py311", may_fail=[HOVER_FAILS])  # now replays the 3.9 tapes on numpy 2
+    again = _tox(tmp_path, "core-py311", may_fail=[HOVER_FAILS, DECLARED_FAILS])  # now replays the 3.9 tapes
     assert "UserWarning: recorded" not in again
     hover = tmp_path / "tests" / "tapes" / "corridor_pkg.numeric.Hover"
     recorded = {era: Tape.load(str(hover / f"{era}.npz")).platform for era in ("py39-numpy1", "py311-numpy2")}
@@ -176,9 +178,13 @@ def test_init_tox_runs_a_user_project_in_both_eras_and_the_tapes_agree(project):
         assert f"  platforms: {'; '.join(platforms)}" in out
         diverged = _hover(out, theirs, here, platforms)
         assert (HOVER_FAILS in out) == diverged
-        assert re.search(
-            rf"the {theirs} tape in {here}: agrees( within [1-4] ulp)? \(DeclaredHover\.cross_era_ulps = 4\)", out
-        ), out[-6000:]
+        declared = re.search(
+            rf"the {theirs} tape in {here}: (agrees|agrees within (\d+) ulp|DIVERGES) \(DeclaredHover\.cross_era_ulps = 4\)",
+            out,
+        )
+        assert declared, out[-6000:]
+        assert (declared.group(1) == "DIVERGES") == (DECLARED_FAILS in out)
+        assert declared.group(2) is None or 1 <= int(declared.group(2)) <= 4
         assert f"the {theirs} tape in {here}: agrees (Corridor.cross_era_ulps = 0)" in out
     for out in (first, legacy, again):
         for test in ("test_every_export_agrees_with_the_neutral_env_here", "test_the_env_is_the_same_in_every_era"):

@@ -48,6 +48,18 @@ def test_host_python_is_refused_for_rllib(tmp_path):
     )
 
 
+def test_every_target_checks_a_hosted_env(tmp_path):
+    """A registry's keywords (gymnasium passes render_mode) reach the env's entry point in the host."""
+    out = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "check", "envbridge/GridWorld-v0", "--host-python", other_python()],
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "FAIL" not in out.stdout
+
+
 def _conform(tmp_path, *args: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "bridge.cli", "conform", "envbridge/GridWorld-v0", *args]
     return subprocess.run(command, capture_output=True, text=True, cwd=str(tmp_path))

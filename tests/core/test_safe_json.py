@@ -109,6 +109,24 @@ def test_past_the_limits_is_one_house_error():
         safe_json.parse_json("[1, ]", subject="doc", fix="Fix it")
 
 
+def test_a_text_that_expands_past_its_limits_is_refused():
+    dicts = "[" + "{}," * 1_100_000 + "{}]"  # 3.3 MB of text, about 100 MB once parsed
+    with raises_exactly(
+        ContractError,
+        "doc must open at most 1,048,576 lists and dicts (Limits.max_json_containers), got 1,100,002. Fix it.",
+    ):
+        safe_json.parse_json(dicts, subject="doc", fix="Fix it")
+    zeros = "[" + "0," * 9_000_000 + "0]"
+    with raises_exactly(
+        ContractError, "doc must hold at most 8,388,608 values (Limits.max_json_values), got 9,000,002. Fix it."
+    ):
+        safe_json.parse_json(zeros, subject="doc", fix="Fix it")
+    small = Limits(max_json_containers=3, max_json_values=10)
+    assert safe_json.parse_json('["{{{{,,,,,,,,,,"]', subject="doc", fix="Fix it", limits=small) == ["{{{{,,,,,,,,,,"]
+    with raises_exactly(ContractError, "doc must hold at most 10 values (Limits.max_json_values), got 11. Fix it."):
+        safe_json.parse_json("[" + "1," * 9 + "1]", subject="doc", fix="Fix it", limits=small)
+
+
 @settings(max_examples=150, deadline=None)
 @given(tree=DOCS, limit=st.integers(0, 200))
 def test_preview_is_repr_cut_short(tree, limit):

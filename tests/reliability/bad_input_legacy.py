@@ -130,7 +130,7 @@ def _chain(env: Any, steps: int = 0, reset: bool = True, **options: Any) -> Tupl
 
 def _chain_case(built: Tuple[Any, Any], bad: Callable[[Any], Any]):
     chain, ready = built
-    state = lambda: _json(ready.neutral.clone_state(), ready.port.steps, list(ready.last_flags))  # noqa: E731
+    state = lambda: _json(ready.neutral.clone_state(), ready.steps, list(ready.last_flags))  # noqa: E731
     return (lambda: bad(chain)), state
 
 

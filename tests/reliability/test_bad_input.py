@@ -14,7 +14,7 @@ import bad_input_modern  # noqa: F401  (registers its rows)
 import pytest
 from bad_input_legacy import _gym
 from bad_input_table import BOX, ROWS, Probe, Row
-from support import raises_exactly
+from support import probe_export, raises_exactly
 
 import bridge
 from bridge.errors import ContractError
@@ -48,55 +48,50 @@ def test_docs_table_lists_every_row_with_its_whole_message():
 
 
 def test_the_guard_state_machine_without_any_framework():
-    from bridge.guard import Guard
-
     env = Probe(end_at=2)
-    guard = Guard(env, "probe env")
-    guard.reset(env.reset, seed=0)
-    assert guard.step(env.step, BOX)[2:4] == (False, False)
-    assert guard.step(env.step, BOX)[2] is True
+    guard = probe_export(env)
+    guard.reset(seed=0)
+    assert guard.step(BOX)[2:4] == (False, False)
+    assert guard.step(BOX)[2] is True
     with raises_exactly(
         ContractError,
         "probe env step() must come after reset() once an episode has ended, got step() after terminated=True at "
         "step 2. Call env.reset() when terminated or truncated is True.",
     ):
-        guard.step(env.step, BOX)
-    guard.reset(env.reset)  # reset recovers
-    assert guard.steps == 0 and guard.step(env.step, BOX)[2] is False
+        guard.step(BOX)
+    guard.reset()  # reset recovers
+    assert guard.steps == 0 and guard.step(BOX)[2] is False
 
 
 def test_a_refused_output_ends_the_episode_until_reset():
-    from bridge.guard import Guard
-
     env = Probe("numpy_reward")
-    guard = Guard(env, "probe env")
-    guard.reset(env.reset, seed=0)
+    guard = probe_export(env)
+    guard.reset(seed=0)
     with pytest.raises(ContractError):
-        guard.step(env.step, BOX)
+        guard.step(BOX)
     with raises_exactly(
         ContractError,
         "probe env step() must come after reset() once an episode has ended, got step() after a refused step() "
         "output at step 1. Call env.reset() when terminated or truncated is True.",
     ):
-        guard.step(env.step, BOX)
+        guard.step(BOX)
     env.fault = None
-    guard.reset(env.reset)
-    assert type(guard.step(env.step, BOX)[1]) is float
+    guard.reset()
+    assert type(guard.step(BOX)[1]) is float
 
 
 def test_a_bridge_error_from_inside_the_env_passes_through_unchanged():
-    from bridge.guard import Guard
-
     inner = bridge.TimeLimit(Probe(), 3)
-    guard = Guard(inner, "probe env")
-    guard.reset(inner.reset, seed=0)
+
+    class Restoring(bridge.Wrapper):
+        def step(self, action):
+            inner.restore_state({"class": None})
+
+    guard = probe_export(Restoring(inner))
+    guard.reset(seed=0)
     text = "snapshot must come from bridge.env.TimeLimit, got None. Restore snapshots only into the wrapper stack that made them."
-
-    def step(action):
-        inner.restore_state({"class": None})
-
     with raises_exactly(ContractError, text) as caught:
-        guard.step(step, BOX)
+        guard.step(BOX)
     assert caught.value.__cause__ is None
 
 

@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 import pytest
-from support import raises_exactly, require
+from support import probe_export, raises_exactly, require
 from toy_envs.lowering import CapVector
 
 import bridge
@@ -65,34 +65,27 @@ class Picky(bridge.Env):
 
 # -- every era: the neutral core and the MATLAB facade ---------------------------------------------
 def test_a_bridge_error_raised_inside_the_env_ends_the_episode():
-    from bridge.guard import Guard
-
-    env = Picky("bridge-error")
-    guard = Guard(env, "probe env")
-    guard.reset(env.reset, seed=0)
-    guard.bind(env.step)
+    guard = probe_export(Picky("bridge-error"))
+    guard.reset(seed=0)
     with raises_exactly(ContractError, "Picky step must not be called, got a call. Stop."):
-        guard.checked_step(0)
+        guard.step(0)
     with raises_exactly(
         ContractError,
         "probe env step() must come after reset() once an episode has ended, got step() after an exception at step "
         "1. Call env.reset() when terminated or truncated is True.",
     ):
-        guard.checked_step(0)
+        guard.step(0)
 
 
 def test_a_namedtuple_step_is_named_as_a_tuple_subclass():
-    from bridge.guard import Guard
-
-    env = Picky("namedtuple")
-    guard = Guard(env, "probe env")
-    guard.reset(env.reset, seed=0)
+    guard = probe_export(Picky("namedtuple"))
+    guard.reset(seed=0)
     with raises_exactly(
         ContractError,
         "Picky step() must return a 5-tuple (obs, reward, terminated, truncated, info), got a Step (a tuple "
         "subclass). Return a plain tuple: return obs, reward, terminated, truncated, info.",
     ):
-        guard.step(env.step, 0)
+        guard.step(0)
 
 
 def test_a_vector_env_returning_one_reward_for_every_env_is_a_contract_error():

@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 import pytest
-from support import raises_exactly, require
+from support import probe_export, raises_exactly, require
 from toy_envs.scripted import BufferReuser, ScriptedOutput
 
 import bridge
@@ -112,13 +112,10 @@ OUTPUTS = [  # (reward, info, the message's tail after the subject)
 def test_a_bad_step_output_is_refused_by_the_guard_and_both_vector_paths(where, reward, info, tail):
     make = functools.partial(ScriptedOutput, reward=reward, info=info)
     if where == "guard":
-        from bridge.guard import Guard
-
-        env = make()
-        guard = Guard(env, "probe env")
-        guard.reset(env.reset, seed=0)
+        guard = probe_export(make())
+        guard.reset(seed=0)
         with raises_exactly(ContractError, f"ScriptedOutput {tail}"):
-            guard.step(env.step, np.zeros(2, np.float32))
+            guard.step(np.zeros(2, np.float32))
         return
     vec = bridge.vectorize(make, 2, workers=where) if where == "process" else bridge.vectorize(make, 2)
     try:

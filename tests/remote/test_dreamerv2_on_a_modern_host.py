@@ -53,7 +53,9 @@ def play_directly(source: str, log: Log, folder) -> dict:
     plan, out = os.path.join(folder, "plan.npz"), os.path.join(folder, "direct.npz")
     actions = {f"actions/{i}": np.stack(a) if a else np.zeros((0,)) for i, a in enumerate(log.actions)}
     np.savez(plan, seeds=np.asarray(log.seeds, np.int64), **actions)
-    subprocess.run([host_python("modern"), os.path.join(HERE, "play_directly.py"), source, plan, out], check=True)
+    subprocess.run(
+        [host_python("modern"), os.path.join(HERE, "play_directly.py"), source, plan, out], check=True, timeout=300
+    )
     with np.load(out, allow_pickle=False) as data:
         return {k: data[k] for k in data.files}
 

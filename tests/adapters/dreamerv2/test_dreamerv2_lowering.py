@@ -212,7 +212,7 @@ def test_discrete_actions_share_the_exports_table_and_the_guard_decodes_through_
         "Send a one-hot through DreamerV2's OneHotAction, or an int index to this env.",
     ):
         env.step(np.int64(3))
-    assert env.neutral.pos == pos and env.port.steps == 4  # refused before anything moved
+    assert env.neutral.pos == pos and env.steps == 4  # refused before anything moved
 
 
 @pytest.mark.parametrize("low, high", [(-1.0, 1.0), ([-1.0, 0.0], [1.0, 5.0])], ids=["uniform", "per-element"])

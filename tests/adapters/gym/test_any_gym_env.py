@@ -17,7 +17,7 @@ from bridge.adapters.importers.source import ForeignEnv  # noqa: E402
 from bridge.cli import main  # noqa: E402
 from bridge.loading import resolve  # noqa: E402
 
-OLD_CORRIDOR = '''
+OLD_CORRIDOR = """
 import numpy as np
 import gym
 from gym import spaces
@@ -39,7 +39,7 @@ class OldCorridor(gym.Env):
         self.pos = max(0, min(self.length, self.pos + (1 if action == 1 else -1)))
         done = self.pos == self.length
         return np.array([self.pos], np.float32), float(done), done, {}
-'''
+"""
 
 
 @pytest.fixture
@@ -52,7 +52,9 @@ def corridor(tmp_path, monkeypatch):
     sys.modules.pop("oldcorridor", None)
 
 
-@pytest.mark.parametrize("name", ["oldcorridor.py:OldCorridor", "oldcorridor:OldCorridor", "gym:oldcorridor:OldCorridor"])
+@pytest.mark.parametrize(
+    "name", ["oldcorridor.py:OldCorridor", "oldcorridor:OldCorridor", "gym:oldcorridor:OldCorridor"]
+)
 def test_a_gym_class_is_imported_wherever_it_is_named(corridor, name):
     env, built = resolve(name, {"length": 3})
     assert isinstance(env, ForeignEnv) and built and env.env.length == 3 and env.spec.id == "OldCorridor"

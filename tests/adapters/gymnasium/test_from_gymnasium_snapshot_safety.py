@@ -157,3 +157,25 @@ def test_inside_a_host_a_stranger_s_snapshot_is_refused_and_the_hosted_env_stays
         assert env.step(1)[1] == 1.0
     finally:
         env.close()
+
+
+def test_a_tape_of_an_imported_env_keeps_no_process_bound_snapshots_and_replays_in_another_process(tmp_path):
+    from bridge.conformance import record
+
+    tape = record(lambda: bridge.from_gymnasium("CartPole-v1"), seed=0, steps=30, states=True)
+    assert tape.states == {}  # its default snapshots restore only in this process: none on the tape
+    tape.save(str(tmp_path / "cartpole.npz"))
+    compare = (
+        "import sys, bridge; from bridge.conformance import Tape; from bridge.conformance.across import compare_eras; "
+        "found = compare_eras(lambda: bridge.from_gymnasium('CartPole-v1'), Tape.load(sys.argv[1]), name='t', here='h'); "
+        "print(found.kind); print(found.method)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", compare, str(tmp_path / "cartpole.npz")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "agrees",
+        "in a free run from the seed (the tape holds no snapshots; determinism 'weak'): a difference may compound "
+        "over an episode",
+    ]

@@ -23,7 +23,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa:
 from toy_envs import lowering as test_envs  # noqa: E402
 
 import bridge  # noqa: E402
-from bridge.examples import EXAMPLE_IDS, CartPoleVector  # noqa: E402
+from bridge.errors import ContractError  # noqa: E402
+from bridge.examples import EXAMPLE_IDS, CartPoleVector, GridWorld  # noqa: E402
 
 test_envs.register()
 
@@ -337,3 +338,46 @@ def test_sb3_view_reads_both_flags_as_terminated():
     assert any(e.terminated and e.truncated for e in tape.entries if e.kind == "step")
     results = verify(lambda: test_envs.CapEnv(both=True), tape, views=["gymnasium", "sb3"])
     assert {name: v.kind for name, v in results.items()} == {"gymnasium": "agrees", "sb3": "agrees"}, results
+
+
+class _OwnEpisodeInfo(GridWorld):
+    """Writes the info key SB3's Monitor owns."""
+
+    def step(self, action):
+        obs, reward, terminated, truncated, _ = super().step(action)
+        return obs, reward, terminated, truncated, {"episode": "mine"}
+
+
+def test_an_info_holding_the_monitors_episode_key_is_refused_not_overwritten():
+    vec = make_vec_env(_OwnEpisodeInfo, 1, max_episode_steps=3)
+    vec.reset()
+    with raises_exactly(
+        ContractError,
+        "_OwnEpisodeInfo step info must not use the key 'episode' (reserved for SB3's Monitor), got ['episode']. "
+        "Rename the key.",
+    ):
+        vec.step(np.array([0]))
+    vec.close()
+
+
+def test_check_actions_false_leaves_the_batch_unchecked_and_true_checks_it_once_whole():
+    checked = make_vec_env(GridWorld, 2, max_episode_steps=3)
+    unchecked = make_vec_env(GridWorld, 2, max_episode_steps=3, check_actions=False)
+    try:
+        checked.reset()
+        with raises_exactly(
+            ContractError,
+            "actions[1] must lie in [0, 3], got 99. Sample from env.action_space or clip the action into its bounds.",
+        ):
+            checked.step(np.array([0, 99]))
+        assert all(env.unwrapped.options["check_actions"] is False for env in checked.envs)  # the batch checked
+        unchecked.reset()
+        with raises_exactly(  # the env itself got 99: the user's opt-out
+            ContractError,
+            "GridWorld step() at step 1 must run without raising, got IndexError: index 99 is out of bounds for "
+            "axis 0 with size 4. Fix the env; the original exception and its traceback are chained as __cause__.",
+        ):
+            unchecked.step(np.array([0, 99]))
+    finally:
+        checked.close()
+        unchecked.close()
