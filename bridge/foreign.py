@@ -41,6 +41,14 @@ def import_with(
     """The neutral env ``importer`` makes of ``env_or_id`` (an id with make ``kwargs``, or a foreign
     env), with the importer ``options`` and the ``wrappers`` it applies to the foreign env; ``shown``
     names the env in messages."""
+    kind = importer.rpartition(":")[2]
+    clash = sorted(set(kwargs) & (set(options) | ({"wrappers"} if wrappers else set())))
+    if clash:  # else a raw "got multiple values for keyword argument" TypeError from the call below
+        expectation = f"not repeat an import option of {kind}"
+        fix = (
+            "Pass each once, as an import option; a keyword of that name for the env itself goes in a factory of yours"
+        )
+        raise error(SpecError, f"the make keywords of {shown}", expectation, clash, fix)
     function = runtimes.load(importer)
     takes = {n for n, p in inspect.signature(function).parameters.items() if p.kind is p.KEYWORD_ONLY}
     extra = dict(options)
@@ -48,7 +56,6 @@ def import_with(
         extra["wrappers"] = [load_wrapper(w) for w in wrappers]
     unknown = sorted(set(extra) - takes)
     if unknown:
-        kind = importer.rpartition(":")[2]
         expectation = f"be ones {kind} takes ({', '.join(sorted(takes)) or 'none'})"
         fix = "Drop them, or apply the wrapper inside a factory of yours"
         raise error(SpecError, f"the import options of {shown}", expectation, unknown, fix)

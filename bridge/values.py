@@ -13,7 +13,9 @@ exactly what its space says. No ``float()``, ``bool()`` or ``int()`` turns a lie
   never ``2.7`` (``int(2.7)`` is 2) or ``'3'``;
 * an array leaf (Box, Image, MultiDiscrete) holds numbers its dtype represents exactly
   (:func:`exact_cast`, the same rule as every export's action check): integers for an integer
-  dtype, none past the dtype's range (``2**40`` is not an int32, ``1e300`` not a float32).
+  dtype, none past the dtype's range (``2**40`` is not an int32, ``1e300`` not a float32), in the
+  space's shape; a list's ints are checked before numpy reads a list mixing ints and floats as
+  float64 (``[2**53 + 1, 0.5]`` would round).
 
 The common valid case is one identity test; a refusal is a :class:`bridge.errors.ContractError`
 whose message names the entry and the path inside the space (``where``, or ``at`` plus the path a
@@ -23,6 +25,7 @@ default). Numpy only: the core, the adapters and the host all import it.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -76,8 +79,8 @@ def real(x: Any, where: str, fix: str = ENV_FIX) -> float:
     if isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iuf":
         number = x[()]
     if isinstance(number, (int, float, np.integer, np.floating)) and not isinstance(number, (bool, np.bool_)):
-        value = float(number)
-        if value == number or value != value:  # exact (NaN stays NaN; the exports refuse it)
+        value = _float(number)
+        if value is not None and (value == number or value != value):  # exact (NaN stays NaN; the exports refuse it)
             return value
         raise error(ContractError, where, "be a real number a float holds exactly", _shown(x), fix)
     raise error(ContractError, where, "be a real number (an int or a float)", _shown(x), fix)
@@ -98,21 +101,62 @@ def integer(x: Any, where: str, fix: str = ENV_FIX) -> np.int64:
     raise error(ContractError, where, "be an integer (an int or a numpy integer)", _shown(x), fix)
 
 
-def _array(dtype: np.dtype, path: str, fix: str) -> Decode:
+def _array(dtype: np.dtype, shape: tuple, path: str, fix: str) -> Decode:
     kinds = "iu" if dtype.kind in "iu" else "iuf"
 
     def decode(x: Any, at: str) -> np.ndarray:
-        if type(x) is np.ndarray and x.dtype is dtype:
+        if type(x) is np.ndarray and x.dtype is dtype and x.shape == shape:
             return x
-        a = x if isinstance(x, np.ndarray) else np.asarray(x) if _plain_numbers(x) else None
+        a = x if isinstance(x, np.ndarray) else _read(x)
         if a is None or a.dtype.kind not in kinds:
             got = _shown(x) if a is None else f"an array of dtype {a.dtype}"
             raise error(ContractError, f"{at} {path}", "hold integers" if kinds == "iu" else "hold numbers", got, fix)
+        if a.shape != shape:
+            raise error(ContractError, f"{at} {path}", f"have the shape {shape}", f"shape {a.shape}", fix)
+        rounded = _rounded_int(x, ()) if a.dtype.kind == "f" and not isinstance(x, np.ndarray) else None
+        if rounded is not None:  # np.asarray read a list mixing ints and floats as floats, rounding this int
+            expectation = f"hold numbers {a.dtype} holds exactly (a list mixing ints and floats is read as {a.dtype})"
+            got = f"{rounded[0]} ({type(rounded[0]).__name__}){f' at {list(rounded[1])}' if rounded[1] else ''}"
+            raise error(ContractError, f"{at} {path}", expectation, got, fix)
         if not exact_cast(a, dtype):
             raise error(ContractError, f"{at} {path}", _lossy(a, dtype), _first_lossy(a, dtype), fix)
         return a.astype(dtype)
 
     return decode
+
+
+def _read(x: Any) -> Any:
+    """``np.asarray(x)`` for plain numbers (see :func:`_plain_numbers`), else None (also a ragged list)."""
+    if not _plain_numbers(x):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # numpy 1.19 warns of a ragged list, then makes an object array
+            a = np.asarray(x)
+    except (ValueError, OverflowError, Warning):  # ragged (numpy 2 raises), or ints no integer dtype holds
+        return None
+    return None if a.dtype == object else a
+
+
+def _rounded_int(x: Any, index: tuple) -> Any:
+    """The first integer in the (nested) list ``x`` that a float64 does not hold exactly, with its index."""
+    if isinstance(x, (list, tuple)):
+        for i, v in enumerate(x):
+            found = _rounded_int(v, index + (i,))
+            if found is not None:
+                return found
+        return None
+    if isinstance(x, (int, np.integer)) and _float(x) != int(x):  # int(): a numpy int compares as a float
+        return x, index
+    return None
+
+
+def _float(number: Any) -> Any:
+    """``float(number)``, or None for an int past the largest float (``10**400``: an OverflowError)."""
+    try:
+        return float(number)
+    except OverflowError:
+        return None
 
 
 def _plain_numbers(x: Any) -> bool:
@@ -171,4 +215,4 @@ def decoder(space: spaces.Space, path: str, fix: str = ENV_FIX) -> Decode:
         return decode_tuple
     if isinstance(space, spaces.Discrete):
         return lambda x, at: x if type(x) is np.int64 else integer(x, f"{at} {path}", fix)
-    return _array(np.dtype(space.dtype), path, fix)
+    return _array(np.dtype(space.dtype), tuple(space.shape), path, fix)

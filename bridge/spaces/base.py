@@ -180,6 +180,11 @@ class Space(abc.ABC):
     def _params(self) -> tuple:
         """The values that define equality (the children excluded)."""
 
+    def _memory(self) -> int:
+        """The bytes this space's arrays, a value and its checks take (checked against the machine's
+        memory by ``bridge.spaces._memory``); a space with no arrays (Discrete) takes none to speak of."""
+        return 0
+
     def _children(self) -> List[Tuple[Any, Space]]:
         """``(key or index, child)`` pairs of a composite space; none for a leaf."""
         return []

@@ -9,7 +9,7 @@ import numpy as np
 
 from bridge.errors import SpecError, message
 from bridge.spaces import _numbers
-from bridge.spaces._memory import check_memory
+from bridge.spaces._memory import box_bytes, check_memory
 from bridge.spaces.base import Mismatch, Space, _as_int, _Budget, _describe, _field, _masked, _register, _rng
 
 Bound = Union[float, int, Sequence[Any], np.ndarray]
@@ -36,7 +36,8 @@ class Box(Space):
         self.dtype = _box_dtype(dtype)
         raw_low, raw_high = _numbers.user_array(low), _numbers.user_array(high)
         self.shape = _box_shape(raw_low, raw_high, shape)
-        check_memory(type(self).__name__, self.shape, self.dtype)  # before any array of that shape
+        # before any array of that shape
+        check_memory(type(self).__name__, self.shape, self.dtype, self._memory(), "building its bounds takes")
         # exact checks against the dtype, each naming the bound and element the user wrote
         self.low = _bound("low", low, raw_low, self.shape, self.dtype)
         self.high = _bound("high", high, raw_high, self.shape, self.dtype)
@@ -66,6 +67,9 @@ class Box(Space):
         """True when every element is bounded "below", "above" or on "both" sides."""
         below, above = bool(self._finite_low.all()), bool(self._finite_high.all())
         return {"both": below and above, "below": below, "above": above}[manner]
+
+    def _memory(self) -> int:
+        return box_bytes(self.shape, self.dtype)
 
     def mismatch(self, x: Any, path: str = "value") -> Optional[Mismatch]:
         if type(x) is not np.ndarray and isinstance(x, np.ma.MaskedArray):

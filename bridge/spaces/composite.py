@@ -8,6 +8,7 @@ from typing import Tuple as TupleT
 import numpy as np
 
 from bridge.errors import SpecError, message
+from bridge.spaces._memory import check_together
 from bridge.spaces.base import MAX_DEPTH, Mismatch, Space, _Budget, _describe, _field, _register, _rng
 
 
@@ -38,6 +39,7 @@ class Dict(Space):
                 raise SpecError(message("Dict key", "name one entry", f"{key!r} twice", "Give every entry its own key"))
             self.spaces[key] = space
         self._depth = _nested(self, self.spaces.values())
+        check_together("Dict", [space._memory() for space in self.spaces.values()])
 
     def __getitem__(self, key: str) -> Space:
         return self.spaces[key]
@@ -72,6 +74,9 @@ class Dict(Space):
                 return found
         return None
 
+    def _memory(self) -> int:
+        return sum(space._memory() for space in self.spaces.values())
+
     def sample(self, rng: Optional[np.random.Generator] = None) -> dict:
         rng = _rng(rng, "Dict")
         return {key: space.sample(rng) for key, space in self.spaces.items()}
@@ -105,6 +110,7 @@ class Tuple(Space):
                     )
                 )
         self._depth = _nested(self, self.spaces)
+        check_together("Tuple", [space._memory() for space in self.spaces])
 
     def __getitem__(self, index: int) -> Space:
         return self.spaces[index]
@@ -123,6 +129,9 @@ class Tuple(Space):
             if found is not None:
                 return found
         return None
+
+    def _memory(self) -> int:
+        return sum(space._memory() for space in self.spaces)
 
     def sample(self, rng: Optional[np.random.Generator] = None) -> tuple:
         rng = _rng(rng, "Tuple")

@@ -12,6 +12,7 @@ import numpy as np
 
 from bridge.errors import SpecError, message
 from bridge.spaces import _numbers
+from bridge.spaces._memory import check_memory, value_bytes
 from bridge.spaces._numbers import INT64_MAX, INT64_MIN
 from bridge.spaces.base import Mismatch, Space, _as_int, _Budget, _describe, _field, _masked, _register, _rng
 
@@ -94,6 +95,9 @@ class MultiDiscrete(Space):
 
     def __init__(self, nvec: Any, start: Any = None) -> None:
         raw = _numbers.user_array(nvec)
+        self.shape = tuple(raw.shape)
+        self.dtype = np.dtype(np.int64)
+        check_memory("MultiDiscrete", self.shape, self.dtype, self._memory(), "its arrays, a value and its checks take")
         found = _integers(raw, 1, INT64_MAX) if raw.ndim and raw.size else (None, None, "empty")
         if found[2] == "range" and _numbers.python_number(found[1]) >= 1:
             subject = _numbers.where("MultiDiscrete nvec", raw, found[0])
@@ -137,8 +141,9 @@ class MultiDiscrete(Space):
         self._last = self.start + (self.nvec - 1)
         for arr in (self.nvec, self.start, self._last):
             arr.setflags(write=False)
-        self.shape = tuple(self.nvec.shape)
-        self.dtype = np.dtype(np.int64)
+
+    def _memory(self) -> int:
+        return value_bytes("MultiDiscrete", self.shape, self.dtype)
 
     def mismatch(self, x: Any, path: str = "value") -> Optional[Mismatch]:
         if type(x) is not np.ndarray and isinstance(x, np.ma.MaskedArray):
@@ -206,6 +211,10 @@ class MultiBinary(Space):
         self.shape = tuple(_as_int(d, "n", "MultiBinary", 1) for d in dims)
         self.n = self.shape[0] if len(self.shape) == 1 and not isinstance(n, (list, tuple)) else self.shape
         self.dtype = np.dtype(np.int8)
+        check_memory("MultiBinary", self.shape, self.dtype, self._memory(), "a value and its checks take")
+
+    def _memory(self) -> int:
+        return value_bytes("MultiBinary", self.shape, self.dtype)
 
     def mismatch(self, x: Any, path: str = "value") -> Optional[Mismatch]:
         if type(x) is not np.ndarray and isinstance(x, np.ma.MaskedArray):

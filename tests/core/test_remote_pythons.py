@@ -1,5 +1,6 @@
 """An era name's interpreter: $ENVBRIDGE_PYTHON_<NAME>, else the era's set-up venv (.venv, .venv-legacy)
-next to this interpreter's venv or in the current folder or above: nothing exported by hand."""
+next to this interpreter's venv or in the current folder or above it up to the project's root: nothing
+exported by hand; an interpreter someone else could have put there is refused and named."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ def project(tmp_path, monkeypatch):
         monkeypatch.delenv(f"ENVBRIDGE_PYTHON_{era.upper()}", raising=False)
     monkeypatch.setattr(sys, "prefix", str(tmp_path / "elsewhere" / "venv"))
     (tmp_path / "project" / "src" / "deep").mkdir(parents=True)
+    (tmp_path / "project" / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     monkeypatch.chdir(tmp_path / "project" / "src" / "deep")
     return tmp_path
 
@@ -69,7 +71,7 @@ def test_the_variable_wins_over_the_venv(project, monkeypatch):
 def test_an_era_without_variable_or_venv_says_both_ways(project):
     folders = ", ".join(
         [str(project / "elsewhere"), str(project / "project" / "src" / "deep"), str(project / "project" / "src")]
-        + [str(p) for p in [project / "project", *(project / "project").parents]]
+        + [str(project / "project")]
     )
     assert search_folders() == folders.split(", ")
     with raises_exactly(
@@ -79,3 +81,54 @@ def test_an_era_without_variable_or_venv_says_both_ways(project):
         "project's folder as the README says, or set ENVBRIDGE_PYTHON_LEGACY=/path/to/that/venv/bin/python.",
     ):
         host_python("legacy")
+
+
+def test_the_search_stops_at_the_project_root(project):
+    make_venv(project / ".venv-legacy")  # above the project's root: not the project's venv
+    assert search_folders()[-1] == str(project / "project")
+    assert era_python("legacy") == ""
+
+
+def test_without_a_project_root_only_the_current_folder_is_searched(project, monkeypatch):
+    (project / "loose" / "x").mkdir(parents=True)
+    monkeypatch.chdir(project / "loose" / "x")
+    make_venv(project / "loose" / ".venv-legacy")  # e.g. /tmp/.venv-legacy seen from /tmp/x
+    assert search_folders() == [str(project / "elsewhere"), str(project / "loose" / "x")]
+    assert era_python("legacy") == ""
+    here = make_venv(project / "loose" / "x" / ".venv-legacy")
+    assert era_python("legacy") == here
+
+
+@pytest.mark.parametrize("writable", ["venv", "bin"])
+def test_a_venv_others_can_write_is_refused_and_named(project, writable):
+    python = make_venv(project / "project" / ".venv-legacy")
+    folder = {"venv": project / "project" / ".venv-legacy", "bin": project / "project" / ".venv-legacy" / "bin"}
+    os.chmod(folder[writable], 0o777)
+    assert era_python("legacy") == ""
+    with raises_exactly(
+        SpecError, refused_message(project, f"{python}: {folder[writable]} is writable by its group or by others")
+    ):
+        host_python("legacy")
+
+
+def test_a_venv_another_user_owns_is_refused(project):
+    if os.getuid() != 0:
+        pytest.skip("giving a file to another user takes root")
+    python = make_venv(project / "project" / ".venv-legacy")
+    os.chown(project / "project" / ".venv-legacy", 12345, 12345)
+    assert era_python("legacy") == ""
+    why = f"{project / 'project' / '.venv-legacy'} is owned by uid 12345, neither you nor root"
+    with raises_exactly(SpecError, refused_message(project, f"{python}: {why}")):
+        host_python("legacy")
+
+
+def refused_message(project, refusal: str) -> str:
+    """The not-found message of the ``project`` fixture when one candidate was refused (``refusal``)."""
+    deep = project / "project" / "src" / "deep"
+    listed = ", ".join(str(p) for p in [project / "elsewhere", deep, deep.parent, deep.parent.parent])
+    return (
+        "remote python 'legacy' must name a venv through $ENVBRIDGE_PYTHON_LEGACY or a .venv-legacy folder, got "
+        f"neither (ENVBRIDGE_PYTHON_LEGACY unset, no usable .venv-legacy in {listed}; refused {refusal}). Make "
+        ".venv-legacy in your project's folder as the README says, or set "
+        "ENVBRIDGE_PYTHON_LEGACY=/path/to/that/venv/bin/python."
+    )

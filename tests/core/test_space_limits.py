@@ -559,3 +559,52 @@ def test_a_space_larger_than_this_machine_is_refused_without_a_limit():
         f"1,000,000,000,000 float32 values (building its bounds takes about 39,115.5 GiB). {FIT}",
     ):
         spaces.Box(0, 1, (10**12,))
+
+
+# -- composites sum their children into one check; MultiBinary and MultiDiscrete check their shape ---
+_TOGETHER = """
+import json, resource
+import numpy as np
+resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+from bridge import spaces
+box = lambda: spaces.Box(0, 1, (2**22,))  # each fits: building its bounds takes about 168 MiB
+out = []
+for build in (lambda: spaces.Tuple([box() for _ in range(13)]),
+              lambda: spaces.Dict(a=box(), b=spaces.Tuple([box() for _ in range(12)])),
+              lambda: spaces.Dict(a=box(), b=box()), lambda: spaces.MultiBinary(10**12),
+              lambda: spaces.MultiBinary([10**5, 10**6]), lambda: spaces.MultiDiscrete(np.full(2**26, 2, np.int8)),
+              lambda: spaces.MultiBinary(2**20).sample(np.random.default_rng(0)).shape):
+    try:
+        built = build()  # a space, or the shape of a drawn value
+        out.append(repr(built) if isinstance(built, tuple) else type(built).__name__)
+    except Exception as e:
+        out.append(f"{type(e).__name__}: {e}")
+print(json.dumps(out))
+"""
+
+
+def test_spaces_too_large_together_or_as_multi_binary_are_refused_naming_their_size():
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("resource")  # POSIX: the limit is set in the child
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", _TOGETHER], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    limit = "at most 2.0 GiB: this process's address-space limit, RLIMIT_AS"
+    fewer = "Use fewer or smaller spaces; keep bulk data that is not an observation out of the space."
+    assert json.loads(done.stdout) == [
+        f"SpecError: Tuple spaces must fit in memory together ({limit}), got 13 spaces taking about 2.1 GiB "
+        f"(their bounds, values and checks). {fewer}",
+        f"SpecError: Dict spaces must fit in memory together ({limit}), got 2 spaces taking about 2.1 GiB "
+        f"(their bounds, values and checks). {fewer}",
+        "Dict",  # 2 x 168 MiB fit under 2 GiB
+        f"SpecError: MultiBinary shape must fit in memory ({limit}), got (1000000000000,), 1,000,000,000,000 int8 "
+        f"values (a value and its checks take about 11,175.9 GiB). {FIT}",
+        f"SpecError: MultiBinary shape must fit in memory ({limit}), got (100000, 1000000), 100,000,000,000 int8 "
+        f"values (a value and its checks take about 1,117.6 GiB). {FIT}",
+        f"SpecError: MultiDiscrete shape must fit in memory ({limit}), got (67108864,), 67,108,864 int64 values "
+        f"(its arrays, a value and its checks take about 2.7 GiB). {FIT}",
+        "(1048576,)",  # 1 MiB of 0s and 1s is built and drawn
+    ]

@@ -80,3 +80,40 @@ def test_a_value_of_the_exact_dtype_is_returned_as_it_is():
     assert values.decoder(box, "observation")(obs, "at") is obs
     got = values.decoder(box, "observation")(np.array([0.5, -1.0, 0.25]), "at")
     assert got.dtype == np.float32 and got.tolist() == [0.5, -1.0, 0.25]
+
+
+def test_an_int_past_the_largest_float_is_refused_as_a_reward():
+    shown = repr(10**400)[:57]
+    with raises_exactly(ContractError, f"x must be a real number a float holds exactly, got {shown}... (int). {FIX}"):
+        values.real(10**400, "x")
+
+
+@pytest.mark.parametrize(
+    "space, value, text",
+    [
+        (spaces.Box(0, 1, (3,), np.float32), np.zeros(5, np.float32), "must have the shape (3,), got shape (5,)"),
+        (spaces.Box(0, 1, (2,)), [[2**60 + 1, 0.5]], "must have the shape (2,), got shape (1, 2)"),
+        (spaces.MultiDiscrete([3, 3]), 1, "must have the shape (2,), got shape ()"),
+        (
+            spaces.Box(0, 1, (2,), np.float64),
+            [2**53 + 1, 0.5],
+            "must hold numbers float64 holds exactly (a list mixing ints and floats is read as float64), "
+            "got 9007199254740993 (int) at [0]",
+        ),
+        (
+            spaces.Box(0, 1, (2, 1), np.float32),
+            [[0.5], [np.int64(2**60 + 1)]],
+            "must hold numbers float64 holds exactly (a list mixing ints and floats is read as float64), "
+            "got 1152921504606846977 (int64) at [1, 0]",
+        ),
+        (spaces.Box(0, 1, (2,)), [[1], [1, 2]], "must hold numbers, got [[1], [1, 2]] (list)"),
+    ],
+)
+def test_an_array_of_another_shape_or_a_rounded_int_is_refused(space, value, text):
+    with raises_exactly(ContractError, f"env's step() observation {text}. {FIX}"):
+        values.decoder(space, "observation")(value, "env's step()")
+
+
+def test_a_list_of_the_right_shape_and_exact_numbers_is_taken():
+    got = values.decoder(spaces.Box(0, 4, (2,), np.float64), "observation")([2**53, 0.5], "at")
+    assert got.dtype == np.float64 and got.tolist() == [2.0**53, 0.5]

@@ -37,7 +37,7 @@ HOST_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host")
 APT = "apt-get install -y --no-install-recommends octave"
 PROGRAM_VARIABLE = "ENVBRIDGE_OCTAVE"  # a path to octave-cli, when it is not on PATH
 PROTOCOL = 1
-STEP, RESET, BIND, GET, SET, UNDO, CLOSE, CREATE, BATCH_STEP, BATCH_RESET = (float(c) for c in range(1, 11))
+STEP, RESET, BIND, GET, SET, UNDO, CLOSE, CREATE, BATCH_STEP, BATCH_RESET, OUTPUTS = (float(c) for c in range(1, 12))
 OK, RAISED, OFF_LAYOUT, REFUSED = 0, 1, 2, 3
 _HEAD = struct.Struct("<2d")
 _STEP = struct.pack("<d", STEP)
@@ -151,7 +151,13 @@ class OctaveSession:
         to_host_r, to_host_w = os.pipe()
         from_host_r, from_host_w = os.pipe()
         host = HOST_DIR.replace("'", "''")  # an Octave string literal
-        start = f"addpath('{host}'); envbridge_host('/dev/fd/{to_host_r}', '/dev/fd/{from_host_w}', '{host}')"
+        # no octave-workspace file in the user's folder when Octave is stopped (SIGTERM/SIGHUP) or crashes
+        quiet_exit = (
+            "sigterm_dumps_octave_core(false); sighup_dumps_octave_core(false); crash_dumps_octave_core(false); "
+        )
+        start = (
+            f"{quiet_exit}addpath('{host}'); envbridge_host('/dev/fd/{to_host_r}', '/dev/fd/{from_host_w}', '{host}')"
+        )
         command = [program, "--norc", "--no-history", "--quiet", "--no-window-system", "--eval", start]
         try:
             self.process = _OctaveProcess(command, (to_host_r, from_host_w))

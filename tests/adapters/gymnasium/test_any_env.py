@@ -187,6 +187,30 @@ def test_importer_options_refused_for_a_bridge_env():
         resolve("envbridge/GridWorld-v0", import_options={"drop_keys": ["x"]})
 
 
+@pytest.mark.parametrize(
+    "make, options, clash",
+    [
+        ({"drop_keys": ["y"]}, {"import_options": {"drop_keys": ["x"]}}, "['drop_keys']"),
+        ({"wrappers": [], "render_mode": None}, {"wrappers": ["nosuchmodule:Wrapper"]}, "['wrappers']"),
+        (
+            {"determinism": "strict", "drop_keys": []},
+            {"import_options": {"drop_keys": [], "determinism": "weak"}},
+            "['determinism', 'drop_keys']",
+        ),
+    ],
+)
+def test_a_make_keyword_that_repeats_an_import_option_is_refused_by_name(make, options, clash):
+    msg = (
+        f"the make keywords of gymnasium:CartPole-v1 must not repeat an import option of from_gymnasium, got {clash}. "
+        "Pass each once, as an import option; a keyword of that name for the env itself goes in a factory of yours."
+    )
+    with raises_exactly(SpecError, msg):  # before any wrapper is loaded: nosuchmodule is never imported
+        resolve("gymnasium:CartPole-v1", make, **options)
+    source = Source("gymnasium:CartPole-v1", options.get("wrappers", ()), options.get("import_options"))
+    with raises_exactly(SpecError, msg):  # the same through a Source (RLlib's creator, a host)
+        source(**make)
+
+
 def test_a_bridge_wrapper_wraps_a_bridge_env_and_a_gymnasium_one_is_refused():
     class Quiet(bridge.Wrapper):
         pass

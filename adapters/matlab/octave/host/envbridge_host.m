@@ -13,6 +13,8 @@ function envbridge_host (in_path, out_path, host_dir)
   %            stand-ins for rlNumericSpec, rlFiniteSetSpec and rlFunctionEnv (shims/)
   %   9 step all   payload: the actions' doubles, instance by instance (rlFunctionVectorEnv)
   %  10 reset some payload: value (mask, seed words per instance)
+  %  11 outputs   (the last step's outputs as the step function gave them: Python found IsDone
+  %               other than 0 or 1 in a fast-layout reply, and takes the facade's refusal from them)
   % Octave answers [double status; double byte count; payload] with status 0 (ok: a step's doubles [obs; reward; isdone], a reset's [obs], or a
   % value), 1 (the user's function raised: message and where), 2 (outputs off the fast layout:
   % the outputs themselves, for Python's own checks and refusals) or 3 (a refused bind or set).
@@ -23,14 +25,15 @@ function envbridge_host (in_path, out_path, host_dir)
   nenv = 1; Ls = {[]}; Lsprev = Ls;  % the instances of an rlFunctionVectorEnv
   nobs = 0; ochannels = 1; oclass = {}; odims = {}; adims = [1 1]; aclass = "double"; na = 1; adouble = true;
   oclass1 = "double"; otemplate1 = 0; head0 = [0; 16]; odouble1 = false;
+  nhead = 2; scalar = true;  % 1 + na; the action is one double
+  o = []; r = []; d = [];
   while (true)
-    head = fread (in, na + 1, "double");
-    if (numel (head) < na + 1)
+    [head, count] = fread (in, nhead, "double");
+    if (count < nhead)
       break;  % Python went away
     endif
-    code = head(1);
-    if (code == 1)
-      if (na == 1 && adouble)
+    if (head(1) == 1)
+      if (scalar)
         Action = head(2);
       else
         Action = head(2:end);
@@ -50,14 +53,15 @@ function envbridge_host (in_path, out_path, host_dir)
       end_try_catch
       % the fast layout: each channel of its spec's class and size, a real double Reward, a
       % logical (or 0/1 numeric) IsDone. Every builtin call costs ~19k instructions here (callgrind;
-      % the cart-pole step is ~950k), so the common case (one double channel) concatenates first and
-      % tests the result: a single or integer part makes it another class, a complex part complex,
-      % a cell or struct part an error; then the two sizes. isequal is an m-file, ~20x a builtin.
+      % the cart-pole step is ~950k), so the common case (one double column channel) concatenates
+      % first and tests the result: a single or integer part makes it another class, a complex part complex,
+      % a cell or struct part an error; then the two sizes. IsDone is then a logical or a real
+      % double: Python tests its value (0 or 1; else it asks for the outputs, code 11).
+      % isequal is an m-file, ~20x a builtin.
       if (odouble1)
         try
-          reply = [head0; o(:); r; d];
-          if (isa (reply, "double") && isreal (reply) && size_equal (o, otemplate1) && size_equal (r, d, 1) ...
-              && (islogical (d) || d == 0 || d == 1))
+          reply = [head0; o; r; d];  % a part that is not a column: an error (caught)
+          if (isa (reply, "double") && isreal (reply) && size_equal (o, otemplate1) && size_equal (r, d, 1))
             fwrite (out, reply, "double");
             fflush (out);
             continue;
@@ -83,8 +87,11 @@ function envbridge_host (in_path, out_path, host_dir)
       continue;
     endif
     % every other command: [code; byte count; padding], then a packed value (maybe unused)
+    code = head(1);
     payload = fread (in, head(2), "uint8=>uint8");
-    if (code == 2)
+    if (code == 11)
+      send_value (out, 2, {o, r, d});
+    elseif (code == 2)
       seed = envbridge_unpack (payload, 1);
       if (! isempty (seed))
         rand ("state", seed); randn ("state", seed); rande ("state", seed);
@@ -117,10 +124,12 @@ function envbridge_host (in_path, out_path, host_dir)
         oclass = spec.obs_class; odims = spec.obs_dims; nobs = spec.nobs; head0 = [0; 8 * (nobs + 2)];
         otemplate = cellfun (@(dims) zeros (dims), odims, "UniformOutput", false);
         oclass1 = oclass{1}; otemplate1 = otemplate{1};
-        odouble1 = ochannels == 1 && strcmp (oclass1, "double");
+        % one double column channel: the step's fast layout concatenates o as it comes (o(:) costs 7k)
+        odouble1 = ochannels == 1 && strcmp (oclass1, "double") && iscolumn (otemplate1);
         nenv = spec.num_envs; Ls = cell (1, nenv); Lsprev = Ls;
         aclass = spec.act_class; adims = spec.act_dims; na = prod (adims);
         adouble = strcmp (aclass, "double");
+        nhead = na + 1; scalar = na == 1 && adouble;
         send_value (out, 0, struct ("step", signature (stepfn, spec.step), "reset", signature (resetfn, spec.reset)));
       catch err
         send_value (out, 3, err.message);

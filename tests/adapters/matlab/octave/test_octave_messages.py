@@ -65,6 +65,17 @@ def test_a_nan_reward_is_the_facades_refusal(mfiles):
         stepped("nan")
 
 
+def test_an_isdone_other_than_0_or_1_is_the_facades_refusal(mfiles):
+    # a real double IsDone reaches Python on the fast layout; Python tests its value, then asks
+    # Octave for the outputs as the step function gave them (the facade refuses those)
+    with raises_exactly(
+        ContractError,
+        "StepFcn output IsDone must be a scalar logical (True or False; 0 or 1 also accepted), got 0.5. "
+        "Return one logical, e.g. bool(abs(x) > 2.4).",
+    ):
+        stepped("half")
+
+
 def test_octave_exiting_is_the_supervisors_death_message(mfiles):
     text = (
         "the Octave host of rlFunctionEnv probe_step in step() must keep its Octave process alive, got Octave "

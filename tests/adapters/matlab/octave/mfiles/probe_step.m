@@ -16,6 +16,8 @@ switch Mode
     NextObs = 'ab';
   case 'nan'
     Reward = NaN;
+  case 'half'
+    IsDone = 0.5;
   case 'exit'
     exit(3);
   case 'hang'
