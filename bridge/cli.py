@@ -118,7 +118,7 @@ def host_remotely(args: argparse.Namespace, key: str) -> None:
     if key == "train rllib":
         fix = "Drop --host-python for RLlib (its env runners resolve the env in their own processes)"
         raise error(SpecError, "--host-python", "go with check, conform or a single-process train", key, fix)
-    host_python(args.host_python)  # refused here, before anything starts
+    host_python(args.host_python)  # refused here, before anything starts ('' included: the API refuses it too)
     hosted = "remote/" + re.sub(r"[^\w:.-]+", "_", args.env)  # an id every runtime's registry accepts
     options = {"drop_keys": list(args.drop_keys)} if args.drop_keys else None
     register(hosted, hosted_factory(args.env, args.host_python, args.imports, args.wrappers, options))
@@ -285,7 +285,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     shown = _show_runtime_prints() if getattr(args, "verbose", False) else None
     try:
         import_modules(getattr(args, "imports", []))
-        if getattr(args, "host_python", None):
+        if getattr(args, "host_python", None) is not None:
             host_remotely(args, key)
         target = runtimes.get(args.runtime).train if args.command == "train" else _COMMANDS[key]
         return int(runtimes.load(target)(args) or 0)

@@ -89,6 +89,13 @@ class RemoteEnv(Env):
         if not isinstance(source, str) or not source:
             fix = "Pass a registered id, module:attr or path/to/file.py:attr (the host imports it)"
             raise error(SpecError, "remote source", "be a non-empty str", repr(source), fix)
+        for name, given in (("kwargs", kwargs), ("import_options", import_options)):
+            if given is not None and not isinstance(given, dict):
+                fix = f"Pass {name} as a dict of keyword names to plain values, e.g. {name}={{}}"
+                raise error(SpecError, f"remote {name}", "be a dict", f"{type(given).__name__} {given!r}"[:80], fix)
+        if not isinstance(shared_memory, bool):
+            fix = "Pass shared_memory=True (steps through a shared region) or False (frames only)"
+            raise error(SpecError, "remote shared_memory", "be True or False", repr(shared_memory)[:60], fix)
         self.source, self.timeout = source, check_timeout(timeout, "remote")
         self.python = host_python(python)
         self.steps, self.needs_reset, self.host_traceback = 0, True, ""
@@ -202,6 +209,9 @@ class RemoteEnv(Env):
     # -- the Env API -------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
         self.pool.require_open()
+        if options is not None and not isinstance(options, dict):
+            fix = "Pass options as a dict (or None), as Gymnasium's reset takes them"
+            raise error(SpecError, "remote reset options", "be a dict or None", repr(options)[:60], fix)
         super().reset(seed=seed)  # the seed is checked here, before the host is asked
         request = ("reset", {"seed": None if seed is None else int(seed), "options": options})
         self.pool.send(0, self._frame(request, "reset options"), "reset")

@@ -220,3 +220,49 @@ def test_n_remote_copies_behind_the_vector_interface():
         vec.close()
         local.close()
     assert all(host.exitcode == 0 for host in hosts)
+
+
+@pytest.mark.parametrize(
+    "given, text",
+    [
+        (
+            {"kwargs": [1]},
+            "remote kwargs must be a dict, got list [1]. Pass kwargs as a dict of keyword names to plain values, e.g. "
+            "kwargs={}.",
+        ),
+        (
+            {"import_options": [1]},
+            "remote import_options must be a dict, got list [1]. Pass import_options as a dict of keyword names to plain "
+            "values, e.g. import_options={}.",
+        ),
+        (
+            {"shared_memory": "no"},
+            "remote shared_memory must be True or False, got 'no'. Pass shared_memory=True (steps through a shared "
+            "region) or False (frames only).",
+        ),
+    ],
+    ids=["kwargs", "import_options", "shared_memory"],
+)
+def test_remote_arguments_of_the_wrong_type_are_refused_before_a_host_starts(given, text):
+    with raises_exactly(SpecError, text):
+        bridge.remote("envbridge/GridWorld-v0", **given)
+
+
+def test_reset_options_that_are_not_a_dict_are_refused_and_the_hosted_env_stays_usable():
+    env = bridge.remote("envbridge/GridWorld-v0")  # hosted in this interpreter
+    try:
+        text = "remote reset options must be a dict or None, got [1]. Pass options as a dict (or None), as Gymnasium's reset takes them."
+        with raises_exactly(SpecError, text):
+            env.reset(seed=0, options=[1])
+        obs, _ = env.reset(seed=0)
+        assert env.observation_space.contains(obs)
+    finally:
+        env.close()
+
+
+def test_an_empty_host_python_on_the_command_line_is_refused_as_in_the_api(capsys):
+    from bridge.cli import main
+
+    assert main(["check", "envbridge/GridWorld-v0", "--host-python", ""]) == 2
+    err = capsys.readouterr().err
+    assert "remote python must be an interpreter path or an era name, got ''." in err
