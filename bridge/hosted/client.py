@@ -60,6 +60,14 @@ def host_python(python: Optional[str]) -> str:
 
 
 _PY_FIX = "Pass e.g. python='/path/to/venv/bin/python' or python='legacy' with $ENVBRIDGE_PYTHON_LEGACY set"
+# the host's entry: `python -m bridge.hosted.host`, except that the current folder is not put first on
+# sys.path before envbridge is imported (a folder named bridge/ there, as in envbridge's own checkout,
+# would shadow the installed package and its bridge.adapters); the host makes the current folder
+# importable for the user's modules itself, once envbridge is imported (loading.importable_cwd)
+HOST_MAIN = (
+    "import sys\nif sys.path[:1] == ['']:\n    del sys.path[0]\n"
+    "import runpy\nrunpy.run_module('bridge.hosted.host', run_name='__main__', alter_sys=True)"
+)
 
 
 class RemoteEnv(Env):
@@ -106,7 +114,7 @@ class RemoteEnv(Env):
         self.wire = {"step": "frames"}  # how steps travel (see attach)
         region = wire.make_region() if shared_memory else None
         try:
-            self.process = HostProcess([self.python, "-m", "bridge.hosted.host"], region)
+            self.process = HostProcess([self.python, "-c", HOST_MAIN], region)
         except BaseException:
             if region is not None:
                 os.close(region)

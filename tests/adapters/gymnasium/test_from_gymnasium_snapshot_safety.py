@@ -121,7 +121,7 @@ def test_a_snapshot_file_from_another_process_is_refused(tmp_path):
         "env = bridge.from_gymnasium('CartPole-v1'); env.reset(seed=1); env.step(0)\n"
         f"snapshot.save({path!r}, env.clone_state())\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=tmp_path)  # not the checkout's bridge/
     env = _stepped(bridge.from_gymnasium("CartPole-v1"))
     with raises_exactly(ContractError, SIGNED_ELSEWHERE):
         env.restore_state(snapshot.load(path))
@@ -171,7 +171,11 @@ def test_a_tape_of_an_imported_env_keeps_no_process_bound_snapshots_and_replays_
         "print(found.kind); print(found.method)"
     )
     done = subprocess.run(
-        [sys.executable, "-c", compare, str(tmp_path / "cartpole.npz")], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", compare, str(tmp_path / "cartpole.npz")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,  # not the checkout's folder: its bridge/ would shadow the installed package
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
