@@ -32,6 +32,10 @@ BUDGETS = {
     # PPO's rollout is n_steps x n_envs (2048 x 4 by default): shrink it, or .learn(256) still does 8192 steps
     'make_vec_env("me/Corridor-v0", n_envs=4)).learn(10_000)': 'make_vec_env("me/Corridor-v0", n_envs=4), n_steps=64, batch_size=64).learn(256)',
     '"steps": 2000': '"steps": 300',
+    # dm_control's and ALE's episodes (1000 steps, thousands) do not fit 256 steps: DreamerV2 refuses such a run
+    # before it starts (one whole episode of prefill, then training), so the cut caps the episodes too
+    "cartpole-swingup --host-python modern --steps 20000": "cartpole-swingup --host-python modern --steps 256 --config time_limit=100",
+    "Pong-v5 --host-python modern --steps 20000": "Pong-v5 --host-python modern --steps 256 --config time_limit=100",
     "--steps 20000": "--steps 256",
     "--steps 8000": "--steps 2000",
     "envbridge demo": "envbridge demo --steps 1024 --no-progress --logdir runs/demo",

@@ -30,7 +30,7 @@ from bridge import spaces
 from bridge.env import Env
 from bridge.errors import ContractError, SpecError, error
 from bridge.hosted import protocol, pythons, wire
-from bridge.hosted.pipes import FrameConn, HostProcess
+from bridge.hosted.pipes import HOST_MAIN, FrameConn, HostProcess
 from bridge.hosted.pythons import PYTHON_VARIABLE
 from bridge.hosted.stepping import SharedSteps
 from bridge.workers import DEFAULT_TIMEOUT, Complaint, Pool, check_timeout, raised
@@ -60,14 +60,6 @@ def host_python(python: Optional[str]) -> str:
 
 
 _PY_FIX = "Pass e.g. python='/path/to/venv/bin/python' or python='legacy' with $ENVBRIDGE_PYTHON_LEGACY set"
-# the host's entry: `python -m bridge.hosted.host`, except that the current folder is not put first on
-# sys.path before envbridge is imported (a folder named bridge/ there, as in envbridge's own checkout,
-# would shadow the installed package and its bridge.adapters); the host makes the current folder
-# importable for the user's modules itself, once envbridge is imported (loading.importable_cwd)
-HOST_MAIN = (
-    "import sys\nif sys.path[:1] == ['']:\n    del sys.path[0]\n"
-    "import runpy\nrunpy.run_module('bridge.hosted.host', run_name='__main__', alter_sys=True)"
-)
 
 
 class RemoteEnv(Env):

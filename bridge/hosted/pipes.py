@@ -16,9 +16,19 @@ from typing import Any, Optional
 from bridge.hosted import protocol
 from bridge.workers import stop_processes
 
-__all__ = ["HostProcess", "FrameConn"]
+__all__ = ["HostProcess", "FrameConn", "HOST_MAIN"]
 
 _STDERR_TAIL = 600  # characters of the host's stderr a death message quotes
+
+
+# the host's entry: `python -m bridge.hosted.host`, except that the current folder is not put first on
+# sys.path before envbridge is imported (a folder named bridge/ there, as in envbridge's own checkout,
+# would shadow the installed package and its bridge.adapters); the host makes the current folder
+# importable for the user's modules itself, once envbridge is imported (loading.importable_cwd)
+HOST_MAIN = (
+    "import sys\nif sys.path[:1] == ['']:\n    del sys.path[0]\n"
+    "import runpy\nrunpy.run_module('bridge.hosted.host', run_name='__main__', alter_sys=True)"
+)
 
 
 class HostProcess:
