@@ -36,6 +36,7 @@ from bridge.checks import copy_observation, step_output, value_check
 from bridge.errors import BridgeError
 from bridge.guard import RUNNING, Guarded, env_id
 from bridge.hosted import protocol, wire
+from bridge.vector.shared import put_row  # one writer of a value's rows into its views
 from bridge.workers import describe
 
 REFUSABLE = ("clone_state", "restore_state")  # calls whose BridgeError leaves the env unchanged
@@ -178,7 +179,7 @@ class Hosted:
                 obs, reward, terminated, truncated, info = self.guards[i].step(int(action) if self.discrete else action)
             except Exception as e:  # noqa: BLE001 - reported to the driver, named there
                 return _reply("step", e, i), []
-            _put_row(region.observations, i, obs)
+            put_row(region.observations, i, obs)
             region.rewards[i], region.terminated[i], region.truncated[i] = reward, terminated, truncated
             region.has_info[i] = 1 if info else 0
             if info:
@@ -192,17 +193,6 @@ def _row(tree: Any, i: int) -> Any:
     if isinstance(tree, tuple):
         return tuple(_row(view, i) for view in tree)
     return tree[i].copy()
-
-
-def _put_row(tree: Any, i: int, value: Any) -> None:
-    if isinstance(tree, dict):
-        for key, view in tree.items():
-            _put_row(view, i, value[key])
-    elif isinstance(tree, tuple):
-        for view, item in zip(tree, value):
-            _put_row(view, i, item)
-    else:
-        tree[i] = value
 
 
 def _reply(command: str, e: Exception, row: Optional[int] = None) -> tuple:

@@ -22,6 +22,7 @@ from bridge.hosted import wire
 from bridge.hosted.client import RemoteEnv
 from bridge.vector.base import VectorEnv, VectorStepResult
 from bridge.vector.infos import merge_env_infos
+from bridge.vector.shared import put_row  # one writer of a value's rows into its views
 from bridge.workers import DEFAULT_TIMEOUT
 
 __all__ = ["RemoteVectorEnv", "remote_vector"]
@@ -94,7 +95,7 @@ class RemoteVectorEnv(VectorEnv):
                 found = self._check(obs, f"env {i} reset observation")
                 if found is not None:
                     raise error(ContractError, *found)
-                _put_row(self._obs, i, obs)
+                put_row(self._obs, i, obs)
         return _copy(self._obs), merge_env_infos(infos, self.num_envs)
 
     def step_envs(self, actions: Any, active: np.ndarray) -> VectorStepResult:
@@ -166,17 +167,6 @@ def _copy(tree: Any) -> Any:
     if isinstance(tree, tuple):
         return tuple(_copy(value) for value in tree)
     return tree.copy()
-
-
-def _put_row(tree: Any, i: int, value: Any) -> None:
-    if isinstance(tree, dict):
-        for key, view in tree.items():
-            _put_row(view, i, value[key])
-    elif isinstance(tree, tuple):
-        for view, item in zip(tree, value):
-            _put_row(view, i, item)
-    else:
-        tree[i] = value
 
 
 def remote_vector(

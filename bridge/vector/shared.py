@@ -29,7 +29,7 @@ from bridge import checks, spaces
 
 SEGMENT_PREFIX = "envbridge_"  # + the creating process's pid + a random part
 
-__all__ = ["SharedBatches", "attach", "supported"]
+__all__ = ["SharedBatches", "attach", "supported", "put_row"]
 
 _LEAVES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
 _ALIGN = 64  # every leaf starts on a cache line
@@ -82,14 +82,14 @@ def _row(tree: Any, index: int) -> Any:
     return tree[index].copy()
 
 
-def _put_row(tree: Any, index: int, value: Any) -> None:
+def put_row(tree: Any, index: int, value: Any) -> None:
     """Write one checked value of the space into row ``index`` (a Tuple value may be a list)."""
     if isinstance(tree, dict):
         for key, view in tree.items():
-            _put_row(view, index, value[key])
+            put_row(view, index, value[key])
     elif isinstance(tree, tuple):
         for view, item in zip(tree, value):
-            _put_row(view, index, item)
+            put_row(view, index, item)
     else:
         tree[index] = value
 
@@ -160,7 +160,7 @@ class SharedBatches:
         return True
 
     def put_observation(self, index: int, observation: Any) -> None:
-        _put_row(self.observations, index, observation)
+        put_row(self.observations, index, observation)
 
     def observation_batch(self) -> Any:
         """A copy of the observation batch (the caller may keep it: the next step does not touch it)."""
@@ -192,7 +192,7 @@ class WorkerBatches:
         """Write ``observation`` into this worker's row if the parent's own check accepts it."""
         if self._check(observation, "observation") is not None:
             return False
-        _put_row(self.observations, self.index, observation)
+        put_row(self.observations, self.index, observation)
         return True
 
 
